@@ -1,0 +1,79 @@
+//! Prints what this build and this machine provide: the NCCL header the bindings came
+//! from, the libnccl loaded at run time, and whether a CUDA driver was found.
+//!
+//! Exits with status 1 when libnccl cannot be loaded (the message lists every place
+//! tried); a missing CUDA driver is reported but is not an error: the sim driver
+//! runs without one.
+
+use std::process::ExitCode;
+
+use nccl_sys as sys;
+
+fn main() -> ExitCode {
+    println!("nccl-rs {}", env!("CARGO_PKG_VERSION"));
+    println!(
+        "NCCL header:  {} ({})",
+        nccl_safe::nccl_header_version(),
+        sys::HEADER_NCCL_INCLUDE_DIR
+    );
+    let nccl_ok = match sys::nccl() {
+        Ok(lib) => match nccl_safe::nccl_version() {
+            Ok(v) => {
+                println!("NCCL library: {v} ({})", lib.path().display());
+                let header = nccl_safe::nccl_header_version();
+                if v != header {
+                    println!("              differs from the header {header}");
+                }
+                let missing = lib.missing_functions();
+                if !missing.is_empty() {
+                    println!(
+                        "              lacks {} function(s) of the header: {}",
+                        missing.len(),
+                        missing.join(", ")
+                    );
+                }
+                true
+            }
+            Err(e) => {
+                eprintln!(
+                    "NCCL library: loaded from {} but: {e}",
+                    lib.path().display()
+                );
+                false
+            }
+        },
+        Err(e) => {
+            eprintln!("NCCL library: not loaded: {e}");
+            false
+        }
+    };
+    let cuda_header = nccl_safe::cuda_header_version();
+    println!(
+        "CUDA header:  {}.{} ({})",
+        cuda_header.major,
+        cuda_header.minor,
+        sys::HEADER_CUDA_INCLUDE_DIR
+    );
+    match (sys::cuda(), nccl_safe::cuda_driver_version()) {
+        (Ok(lib), Ok(v)) => {
+            println!(
+                "CUDA driver:  found, supports CUDA {}.{} ({})",
+                v.major,
+                v.minor,
+                lib.path().display()
+            )
+        }
+        (_, Err(e)) => {
+            println!("CUDA driver:  not found");
+            for line in e.to_string().lines() {
+                println!("              {line}");
+            }
+        }
+        (Err(e), Ok(_)) => println!("CUDA driver:  not found: {e}"),
+    }
+    if nccl_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

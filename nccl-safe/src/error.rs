@@ -1,0 +1,188 @@
+//! The one error type, and the one place NCCL return codes become errors.
+
+use std::ffi::CStr;
+use std::fmt;
+
+use nccl_sys as sys;
+
+/// What every fallible call in this crate returns.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An NCCL result code (`ncclResult_t`). Codes newer than the headers stay
+/// representable and print as `unknown result code N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ResultCode(pub sys::ncclResult_t);
+
+impl ResultCode {
+    /// The code's name in `nccl.h`, if the headers know it.
+    pub fn name(self) -> Option<&'static str> {
+        Some(match self.0 {
+            sys::ncclSuccess => "ncclSuccess",
+            sys::ncclUnhandledCudaError => "ncclUnhandledCudaError",
+            sys::ncclSystemError => "ncclSystemError",
+            sys::ncclInternalError => "ncclInternalError",
+            sys::ncclInvalidArgument => "ncclInvalidArgument",
+            sys::ncclInvalidUsage => "ncclInvalidUsage",
+            sys::ncclRemoteError => "ncclRemoteError",
+            sys::ncclInProgress => "ncclInProgress",
+            sys::ncclTimeout => "ncclTimeout",
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for ResultCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => f.write_str(name),
+            None => write!(f, "unknown result code {}", self.0),
+        }
+    }
+}
+
+/// Everything that can go wrong.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// libnccl or the CUDA driver could not be loaded, or lacks a function.
+    #[error(transparent)]
+    Load(#[from] sys::LoadError),
+    /// An NCCL call returned an error code.
+    #[error("{call} failed: {code}: {text}{}", detail_suffix(.detail))]
+    Nccl {
+        /// The NCCL function that failed.
+        call: &'static str,
+        /// Its return code.
+        code: ResultCode,
+        /// `ncclGetErrorString` of the code.
+        text: String,
+        /// `ncclGetLastError`, when NCCL had more to say.
+        detail: Option<String>,
+    },
+    /// A CUDA driver call returned an error code.
+    #[error("{call} failed: {name} ({code}): {text}")]
+    Cuda {
+        /// The driver function that failed.
+        call: &'static str,
+        /// Its `CUresult`.
+        code: sys::CUresult,
+        /// `cuGetErrorName` of the code (`CUDA_ERROR_...`), or `unknown CUresult`.
+        name: String,
+        /// `cuGetErrorString` of the code.
+        text: String,
+    },
+}
+
+fn detail_suffix(detail: &Option<String>) -> String {
+    match detail {
+        Some(d) => format!(" ({d})"),
+        None => String::new(),
+    }
+}
+
+fn c_text(ptr: *const std::ffi::c_char) -> Option<String> {
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: NCCL returns NUL-terminated strings that live as long as the library.
+    let text = unsafe { CStr::from_ptr(ptr) }
+        .to_string_lossy()
+        .trim()
+        .to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// Turns the return code of the NCCL function `call` into a `Result`. This is the
+/// only place an `ncclResult_t` becomes an [`Error`].
+///
+/// # Errors
+///
+/// [`Error::Nccl`] for any code but `ncclSuccess`, with NCCL's text for it.
+pub(crate) fn check(call: &'static str, rc: sys::ncclResult_t) -> Result<()> {
+    if rc == sys::ncclSuccess {
+        return Ok(());
+    }
+    let lib = sys::nccl()?;
+    // SAFETY: ncclGetErrorString takes any code and returns a static string.
+    let text = unsafe { lib.ncclGetErrorString(rc) }
+        .ok()
+        .and_then(c_text)
+        .unwrap_or_else(|| "no description".into());
+    // SAFETY: ncclGetLastError ignores its communicator argument, which may be null.
+    let detail = unsafe { lib.ncclGetLastError(std::ptr::null_mut()) }
+        .ok()
+        .and_then(c_text);
+    Err(Error::Nccl {
+        call,
+        code: ResultCode(rc),
+        text,
+        detail,
+    })
+}
+
+/// Turns the return code of the CUDA driver function `call` into a `Result`: the
+/// only place a `CUresult` becomes an [`Error`].
+///
+/// # Errors
+///
+/// [`Error::Cuda`] for any code but `CUDA_SUCCESS`, with the driver's name and text.
+pub(crate) fn check_cuda(call: &'static str, rc: sys::CUresult) -> Result<()> {
+    if rc == sys::CUDA_SUCCESS {
+        return Ok(());
+    }
+    let lib = sys::cuda()?;
+    let mut name: *const std::ffi::c_char = std::ptr::null();
+    let mut text: *const std::ffi::c_char = std::ptr::null();
+    // SAFETY: both write one pointer to a static string, or fail for unknown codes
+    // and leave it null.
+    let (name, text) = unsafe {
+        let _ = lib.cuGetErrorName(rc, &mut name);
+        let _ = lib.cuGetErrorString(rc, &mut text);
+        (c_text(name), c_text(text))
+    };
+    Err(Error::Cuda {
+        call,
+        code: rc,
+        name: name.unwrap_or_else(|| "unknown CUresult".into()),
+        text: text.unwrap_or_else(|| "no description".into()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn success_is_ok_and_every_failure_code_is_a_typed_error_naming_the_call() {
+        assert!(check("ncclGetVersion", sys::ncclSuccess).is_ok());
+        for rc in sys::ncclUnhandledCudaError..sys::ncclNumResults {
+            let err = check("ncclAllReduce", rc).unwrap_err();
+            let Error::Nccl {
+                call, code, text, ..
+            } = &err
+            else {
+                panic!("expected Error::Nccl, got {err:?}");
+            };
+            assert_eq!(*call, "ncclAllReduce");
+            assert_eq!(*code, ResultCode(rc));
+            assert!(!text.is_empty());
+            let shown = err.to_string();
+            assert!(shown.starts_with("ncclAllReduce failed: "), "{shown}");
+            assert!(shown.contains(code.name().unwrap()), "{shown}");
+        }
+    }
+
+    #[test]
+    fn codes_from_a_newer_library_are_errors_not_panics() {
+        let err = check("ncclCommInitRank", 4242).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown result code 4242"),
+            "{err}"
+        );
+        assert_eq!(ResultCode(4242).name(), None);
+        assert_eq!(
+            ResultCode(sys::ncclInvalidUsage).to_string(),
+            "ncclInvalidUsage"
+        );
+    }
+}

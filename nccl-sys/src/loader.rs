@@ -1,0 +1,484 @@
+//! The run-time loader: opens libnccl and the CUDA driver, resolves every function.
+
+use std::ffi::{OsStr, OsString, c_int, c_void};
+use std::fmt;
+use std::mem::ManuallyDrop;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use libloading::Library;
+
+#[allow(unused_imports)]
+use crate::bindings::*;
+
+include!(concat!(env!("OUT_DIR"), "/functions.rs"));
+
+/// One place the loader tried, and why it failed there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attempt {
+    /// What the library was asked for: a path, or a file name for the system loader.
+    pub name: OsString,
+    /// Why this place is on the list (`NCCL_LIBRARY`, `system loader`, `pip wheel`, ...).
+    pub source: &'static str,
+    /// The loader's message.
+    pub error: String,
+}
+
+/// Loading a library, or finding a function in it, failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// No candidate could be opened. `tried` lists them all, in order.
+    NotFound {
+        /// `"libnccl"` or `"libcuda"`.
+        library: &'static str,
+        /// Every place tried, in order.
+        tried: Vec<Attempt>,
+        /// What to do about it.
+        hint: &'static str,
+    },
+    /// The loaded library does not export a function of the headers (an older
+    /// library than the headers, or a function a driver does not have).
+    MissingSymbol {
+        /// The function's name.
+        symbol: String,
+        /// `"libnccl"` or `"libcuda"`.
+        library: &'static str,
+        /// The file that was loaded.
+        path: PathBuf,
+        /// The loaded library's version, formatted (`"unknown"` when it cannot say).
+        loaded_version: String,
+        /// The version of the header the bindings were generated from.
+        header_version: String,
+    },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::NotFound {
+                library,
+                tried,
+                hint,
+            } => {
+                write!(f, "could not load {library}; tried, in order:")?;
+                for attempt in tried {
+                    write!(
+                        f,
+                        "\n  {} ({}): {}",
+                        Path::new(&attempt.name).display(),
+                        attempt.source,
+                        attempt.error
+                    )?;
+                }
+                write!(f, "\n{hint}")
+            }
+            LoadError::MissingSymbol {
+                symbol,
+                library,
+                path,
+                loaded_version,
+                header_version,
+            } => write!(
+                f,
+                "{library} at {} (version {loaded_version}) has no function `{symbol}`; \
+                 the bindings were generated from headers of version {header_version}",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Formats an NCCL version code: `23203` is `"2.32.3"`, `2708` is `"2.7.8"`.
+pub fn format_nccl_version(code: c_int) -> String {
+    // NCCL_VERSION(X,Y,Z) is X*1000+Y*100+Z up to 2.8, X*10000+Y*100+Z after.
+    if code < 10000 {
+        format!("{}.{}.{}", code / 1000, code % 1000 / 100, code % 100)
+    } else {
+        format!("{}.{}.{}", code / 10000, code % 10000 / 100, code % 100)
+    }
+}
+
+/// Formats a CUDA version as `cuDriverGetVersion` and `CUDA_VERSION` give it:
+/// `12090` is `"12.9"`.
+pub fn format_cuda_version(code: c_int) -> String {
+    format!("{}.{}", code / 1000, code % 1000 / 10)
+}
+
+/// Looks one symbol up; `None` when the library lacks it.
+///
+/// # Safety
+///
+/// `T` must be the symbol's true type (a function pointer of its C prototype).
+pub(crate) unsafe fn symbol<T: Copy>(lib: &Library, name: &[u8]) -> Option<T> {
+    // SAFETY: the caller guarantees that `T` is the symbol's type. The value is copied
+    // out of the `Symbol` guard; that is sound because the library is never unloaded
+    // (`Nccl` and `Cuda` keep it in `ManuallyDrop`).
+    unsafe { lib.get::<T>(name).ok().map(|s| *s) }
+}
+
+/// Opens `name` with the system's dynamic loader.
+fn open(name: &OsStr) -> Result<Library, String> {
+    // SAFETY: opening a library runs its initialisers. The loader opens only the NCCL
+    // and CUDA driver libraries (or a path the user named for exactly that purpose in
+    // NCCL_LIBRARY / CUDA_DRIVER_LIBRARY), whose initialisers have no preconditions.
+    unsafe { Library::new(name) }.map_err(|e| e.to_string())
+}
+
+fn try_all(
+    library: &'static str,
+    candidates: Vec<(OsString, &'static str)>,
+    hint: &'static str,
+) -> Result<(Library, PathBuf), LoadError> {
+    let mut tried = Vec::new();
+    for (name, source) in candidates {
+        match open(&name) {
+            Ok(lib) => return Ok((lib, PathBuf::from(name))),
+            Err(error) => tried.push(Attempt {
+                name,
+                source,
+                error,
+            }),
+        }
+    }
+    Err(LoadError::NotFound {
+        library,
+        tried,
+        hint,
+    })
+}
+
+/// The folders of `libnccl.so.2` from the pip wheels: those the build saw, then any
+/// under the active `VIRTUAL_ENV` / `CONDA_PREFIX`.
+fn wheel_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::env::split_paths(env!("NCCL_RS_WHEEL_LIB_DIRS"))
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(|dir| dir.join("libnccl.so.2"))
+        .collect();
+    for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
+        let Some(prefix) = env(var) else { continue };
+        let Ok(entries) = std::fs::read_dir(Path::new(&prefix).join("lib")) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if !entry.file_name().to_string_lossy().starts_with("python") {
+                continue;
+            }
+            for sub in ["nvidia/nccl/lib", "nvidia/cu13/lib"] {
+                let file = entry
+                    .path()
+                    .join("site-packages")
+                    .join(sub)
+                    .join("libnccl.so.2");
+                if !files.contains(&file) {
+                    files.push(file);
+                }
+            }
+        }
+    }
+    files
+}
+
+/// libnccl, opened and resolved. Obtain the process-wide one with [`nccl()`].
+///
+/// Dropping a `Nccl` never unloads the library: NCCL starts threads that would
+/// outlive an unload.
+pub struct Nccl {
+    lib: ManuallyDrop<Library>,
+    path: PathBuf,
+    version: Option<c_int>,
+    pub(crate) functions: NcclFunctions,
+}
+
+impl fmt::Debug for Nccl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Nccl")
+            .field("path", &self.path)
+            .field("version", &self.version.map(format_nccl_version))
+            .finish_non_exhaustive()
+    }
+}
+
+const NCCL_HINT: &str = "Set NCCL_LIBRARY to the path of libnccl.so.2, or install it: the pip \
+                         wheel nvidia-nccl-cu12 (ci/setup installs it), a CUDA toolkit, or \
+                         the libnccl2 package.";
+
+const CUDA_HINT: &str = "The CUDA driver library comes with the NVIDIA GPU driver; on a \
+                         machine without a GPU use the sim driver (NCCL_RS_DRIVER=sim). \
+                         CUDA_DRIVER_LIBRARY names the library's path explicitly.";
+
+impl Nccl {
+    /// Opens libnccl as the process environment says: `NCCL_LIBRARY` (a path) when
+    /// set, and nothing else then; otherwise `libnccl.so.2`, then `libnccl.so`,
+    /// through the system loader; then the pip wheels' folders.
+    ///
+    /// Each call opens the library anew; [`nccl()`] caches one for the process.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::NotFound`] listing every place tried.
+    pub fn load() -> Result<Nccl, LoadError> {
+        Self::load_with_env(|var| std::env::var_os(var))
+    }
+
+    /// [`Nccl::load`] with the environment read through `env` instead of the
+    /// process's (for tests and embedders that configure the loader themselves).
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::NotFound`] listing every place tried.
+    pub fn load_with_env(env: impl Fn(&str) -> Option<OsString>) -> Result<Nccl, LoadError> {
+        let candidates = match env("NCCL_LIBRARY") {
+            Some(path) => vec![(path, "NCCL_LIBRARY")],
+            None => {
+                let mut c: Vec<(OsString, &'static str)> = vec![
+                    ("libnccl.so.2".into(), "system loader"),
+                    ("libnccl.so".into(), "system loader"),
+                ];
+                c.extend(
+                    wheel_candidates(&env)
+                        .into_iter()
+                        .map(|p| (p.into(), "pip wheel")),
+                );
+                c
+            }
+        };
+        let (lib, path) = try_all("libnccl", candidates, NCCL_HINT)?;
+        Ok(Self::from_library(lib, path))
+    }
+
+    /// Opens the library at `path` and nothing else. Functions it lacks are reported
+    /// when called.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::NotFound`] naming `path` when it cannot be opened.
+    pub fn open(path: impl AsRef<Path>) -> Result<Nccl, LoadError> {
+        let path = path.as_ref().as_os_str().to_owned();
+        let (lib, path) = try_all("libnccl", vec![(path, "explicit path")], NCCL_HINT)?;
+        Ok(Self::from_library(lib, path))
+    }
+
+    fn from_library(lib: Library, path: PathBuf) -> Nccl {
+        let functions = NcclFunctions::resolve(&lib);
+        let mut nccl = Nccl {
+            lib: ManuallyDrop::new(lib),
+            path,
+            version: None,
+            functions,
+        };
+        let mut code: c_int = 0;
+        // SAFETY: ncclGetVersion writes one int through a valid pointer.
+        if let Ok(rc) = unsafe { nccl.ncclGetVersion(&mut code) } {
+            if rc == crate::ncclSuccess {
+                nccl.version = Some(code);
+            }
+        }
+        nccl
+    }
+
+    /// The file that was opened (as given to the loader).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The loaded library's `ncclGetVersion`, if it could say.
+    pub fn version_code(&self) -> Option<c_int> {
+        self.version
+    }
+
+    /// Whether the library exports `name`, one of the header's `nccl*` functions.
+    /// `None` when `name` is not a function of the bindings.
+    pub fn has_function(&self, name: &str) -> Option<bool> {
+        self.functions.has(name)
+    }
+
+    /// Names of the header's functions that the loaded library lacks.
+    pub fn missing_functions(&self) -> Vec<&'static str> {
+        NcclFunctions::NAMES
+            .iter()
+            .copied()
+            .filter(|n| self.functions.has(n) == Some(false))
+            .collect()
+    }
+
+    /// Looks any symbol up by name, as `dlsym` would.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::MissingSymbol`] naming `name`, the loaded and the header version.
+    pub fn lookup(&self, name: &str) -> Result<*mut c_void, LoadError> {
+        let mut bytes = name.as_bytes().to_vec();
+        bytes.push(0);
+        // SAFETY: the symbol is returned as an untyped address; nothing is called.
+        unsafe { symbol::<*mut c_void>(&self.lib, &bytes) }.ok_or_else(|| self.missing(name))
+    }
+
+    pub(crate) fn missing(&self, symbol: &str) -> LoadError {
+        LoadError::MissingSymbol {
+            symbol: symbol.to_string(),
+            library: "libnccl",
+            path: self.path.clone(),
+            loaded_version: self
+                .version
+                .map(format_nccl_version)
+                .unwrap_or_else(|| "unknown".into()),
+            header_version: format_nccl_version(crate::HEADER_NCCL_VERSION_CODE),
+        }
+    }
+}
+
+/// The CUDA driver library (`libcuda`), opened and resolved. Obtain the process-wide
+/// one with [`cuda()`].
+///
+/// Dropping a `Cuda` never unloads the library.
+pub struct Cuda {
+    lib: ManuallyDrop<Library>,
+    path: PathBuf,
+    version: Option<c_int>,
+    pub(crate) functions: CudaFunctions,
+}
+
+impl fmt::Debug for Cuda {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cuda")
+            .field("path", &self.path)
+            .field("version", &self.version.map(format_cuda_version))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Cuda {
+    /// Opens the CUDA driver as the process environment says: `CUDA_DRIVER_LIBRARY`
+    /// (a path) when set, and nothing else then; otherwise `libcuda.so.1`, then
+    /// `libcuda.so`, through the system loader.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::NotFound`] listing every place tried.
+    pub fn load() -> Result<Cuda, LoadError> {
+        Self::load_with_env(|var| std::env::var_os(var))
+    }
+
+    /// [`Cuda::load`] with the environment read through `env`.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::NotFound`] listing every place tried.
+    pub fn load_with_env(env: impl Fn(&str) -> Option<OsString>) -> Result<Cuda, LoadError> {
+        let candidates = match env("CUDA_DRIVER_LIBRARY") {
+            Some(path) => vec![(path, "CUDA_DRIVER_LIBRARY")],
+            None => vec![
+                ("libcuda.so.1".into(), "system loader"),
+                ("libcuda.so".into(), "system loader"),
+            ],
+        };
+        let (lib, path) = try_all("libcuda", candidates, CUDA_HINT)?;
+        Ok(Self::from_library(lib, path))
+    }
+
+    /// Opens the library at `path` and nothing else.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::NotFound`] naming `path` when it cannot be opened.
+    pub fn open(path: impl AsRef<Path>) -> Result<Cuda, LoadError> {
+        let path = path.as_ref().as_os_str().to_owned();
+        let (lib, path) = try_all("libcuda", vec![(path, "explicit path")], CUDA_HINT)?;
+        Ok(Self::from_library(lib, path))
+    }
+
+    fn from_library(lib: Library, path: PathBuf) -> Cuda {
+        let functions = CudaFunctions::resolve(&lib);
+        let mut cuda = Cuda {
+            lib: ManuallyDrop::new(lib),
+            path,
+            version: None,
+            functions,
+        };
+        let mut code: c_int = 0;
+        // SAFETY: cuDriverGetVersion writes one int through a valid pointer and needs
+        // no cuInit.
+        if let Ok(rc) = unsafe { cuda.cuDriverGetVersion(&mut code) } {
+            if rc == crate::CUDA_SUCCESS {
+                cuda.version = Some(code);
+            }
+        }
+        cuda
+    }
+
+    /// The file that was opened (as given to the loader).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The driver's `cuDriverGetVersion` (the newest CUDA version it supports).
+    pub fn version_code(&self) -> Option<c_int> {
+        self.version
+    }
+
+    /// Whether the driver exports `name`, one of the bound `cu*` functions (with its
+    /// versioned name, such as `cuStreamDestroy_v2`). `None` when `name` is not a
+    /// function of the bindings.
+    pub fn has_function(&self, name: &str) -> Option<bool> {
+        self.functions.has(name)
+    }
+
+    /// Names of the bound functions that the loaded driver lacks.
+    pub fn missing_functions(&self) -> Vec<&'static str> {
+        CudaFunctions::NAMES
+            .iter()
+            .copied()
+            .filter(|n| self.functions.has(n) == Some(false))
+            .collect()
+    }
+
+    /// Looks any symbol up by name, as `dlsym` would.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::MissingSymbol`] naming `name`, the loaded and the header version.
+    pub fn lookup(&self, name: &str) -> Result<*mut c_void, LoadError> {
+        let mut bytes = name.as_bytes().to_vec();
+        bytes.push(0);
+        // SAFETY: the symbol is returned as an untyped address; nothing is called.
+        unsafe { symbol::<*mut c_void>(&self.lib, &bytes) }.ok_or_else(|| self.missing(name))
+    }
+
+    pub(crate) fn missing(&self, symbol: &str) -> LoadError {
+        LoadError::MissingSymbol {
+            symbol: symbol.to_string(),
+            library: "libcuda",
+            path: self.path.clone(),
+            loaded_version: self
+                .version
+                .map(format_cuda_version)
+                .unwrap_or_else(|| "unknown".into()),
+            header_version: format_cuda_version(crate::HEADER_CUDA_VERSION),
+        }
+    }
+}
+
+/// The process-wide libnccl, opened on first use by [`Nccl::load`]. Later calls return
+/// the same library, or the same error: the environment is read once.
+///
+/// # Errors
+///
+/// The first load's [`LoadError`], every time.
+pub fn nccl() -> Result<&'static Nccl, LoadError> {
+    static NCCL: OnceLock<Result<Nccl, LoadError>> = OnceLock::new();
+    NCCL.get_or_init(Nccl::load).as_ref().map_err(Clone::clone)
+}
+
+/// The process-wide CUDA driver, opened on first use by [`Cuda::load`]. Later calls
+/// return the same library, or the same error.
+///
+/// # Errors
+///
+/// The first load's [`LoadError`], every time.
+pub fn cuda() -> Result<&'static Cuda, LoadError> {
+    static CUDA: OnceLock<Result<Cuda, LoadError>> = OnceLock::new();
+    CUDA.get_or_init(Cuda::load).as_ref().map_err(Clone::clone)
+}

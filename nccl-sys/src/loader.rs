@@ -127,29 +127,6 @@ fn open(name: &OsStr) -> Result<Library, String> {
     unsafe { Library::new(name) }.map_err(|e| e.to_string())
 }
 
-fn try_all(
-    library: &'static str,
-    candidates: Vec<(OsString, &'static str)>,
-    hint: &'static str,
-) -> Result<(Library, PathBuf), LoadError> {
-    let mut tried = Vec::new();
-    for (name, source) in candidates {
-        match open(&name) {
-            Ok(lib) => return Ok((lib, PathBuf::from(name))),
-            Err(error) => tried.push(Attempt {
-                name,
-                source,
-                error,
-            }),
-        }
-    }
-    Err(LoadError::NotFound {
-        library,
-        tried,
-        hint,
-    })
-}
-
 /// The folders of `libnccl.so.2` from the pip wheels: those the build saw, then any
 /// under the active `VIRTUAL_ENV` / `CONDA_PREFIX`.
 fn wheel_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
@@ -181,33 +158,171 @@ fn wheel_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
     files
 }
 
+/// What distinguishes the two libraries in messages and version numbers.
+struct Kind {
+    /// `"libnccl"` or `"libcuda"`.
+    library: &'static str,
+    /// What to do when it cannot be loaded.
+    hint: &'static str,
+    /// Formats the library's version code.
+    format: fn(c_int) -> String,
+    /// The version code of the header the bindings came from.
+    header_version: c_int,
+}
+
+const NCCL_KIND: Kind = Kind {
+    library: "libnccl",
+    hint: "Set NCCL_LIBRARY to the path of libnccl.so.2, or install it: the pip wheel \
+           nvidia-nccl-cu12 (ci/setup installs it), a CUDA toolkit, or the libnccl2 package.",
+    format: format_nccl_version,
+    header_version: crate::HEADER_NCCL_VERSION_CODE,
+};
+
+const CUDA_KIND: Kind = Kind {
+    library: "libcuda",
+    hint: "The CUDA driver library comes with the NVIDIA GPU driver; on a machine without \
+           a GPU use the sim driver (NCCL_RS_DRIVER=sim). CUDA_DRIVER_LIBRARY names the \
+           library's path explicitly.",
+    format: format_cuda_version,
+    header_version: crate::HEADER_CUDA_VERSION,
+};
+
+/// An opened library: never unloaded (`ManuallyDrop`), because NCCL and the driver
+/// start threads that would outlive an unload, and because function pointers are
+/// copied out of it.
+struct Opened {
+    lib: ManuallyDrop<Library>,
+    path: PathBuf,
+    version: Option<c_int>,
+    kind: &'static Kind,
+}
+
+impl Opened {
+    fn load(
+        kind: &'static Kind,
+        candidates: Vec<(OsString, &'static str)>,
+    ) -> Result<Opened, LoadError> {
+        let mut tried = Vec::new();
+        for (name, source) in candidates {
+            match open(&name) {
+                Ok(lib) => {
+                    let lib = ManuallyDrop::new(lib);
+                    return Ok(Opened {
+                        lib,
+                        path: PathBuf::from(name),
+                        version: None,
+                        kind,
+                    });
+                }
+                Err(error) => tried.push(Attempt {
+                    name,
+                    source,
+                    error,
+                }),
+            }
+        }
+        Err(LoadError::NotFound {
+            library: kind.library,
+            tried,
+            hint: kind.hint,
+        })
+    }
+
+    fn explicit(kind: &'static Kind, path: &Path) -> Result<Opened, LoadError> {
+        Self::load(kind, vec![(path.as_os_str().to_owned(), "explicit path")])
+    }
+
+    fn lookup(&self, name: &str) -> Result<*mut c_void, LoadError> {
+        let mut bytes = name.as_bytes().to_vec();
+        bytes.push(0);
+        // SAFETY: the symbol is returned as an untyped address; nothing is called.
+        unsafe { symbol::<*mut c_void>(&self.lib, &bytes) }.ok_or_else(|| self.missing(name))
+    }
+
+    fn missing(&self, symbol: &str) -> LoadError {
+        LoadError::MissingSymbol {
+            symbol: symbol.to_string(),
+            library: self.kind.library,
+            path: self.path.clone(),
+            loaded_version: self
+                .version
+                .map(self.kind.format)
+                .unwrap_or_else(|| "unknown".into()),
+            header_version: (self.kind.format)(self.kind.header_version),
+        }
+    }
+
+    fn debug(&self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct(name)
+            .field("path", &self.path)
+            .field("version", &self.version.map(self.kind.format))
+            .finish_non_exhaustive()
+    }
+}
+
+/// The accessors both libraries share.
+macro_rules! common_accessors {
+    ($library:ident, $table:ident, $prefix:literal) => {
+        impl $library {
+            /// The file that was opened (as given to the loader).
+            pub fn path(&self) -> &Path {
+                &self.opened.path
+            }
+
+            /// The loaded library's own version code, if it could say.
+            pub fn version_code(&self) -> Option<c_int> {
+                self.opened.version
+            }
+
+            #[doc = concat!("Whether the library exports `name`, one of the bound `", $prefix, "*` functions")]
+            /// (by its exported name). `None` when `name` is not a function of the
+            /// bindings.
+            pub fn has_function(&self, name: &str) -> Option<bool> {
+                self.functions.has(name)
+            }
+
+            /// Names of the bound functions that the loaded library lacks.
+            pub fn missing_functions(&self) -> Vec<&'static str> {
+                $table::NAMES
+                    .iter()
+                    .copied()
+                    .filter(|n| self.functions.has(n) == Some(false))
+                    .collect()
+            }
+
+            /// Looks any symbol up by name, as `dlsym` would.
+            ///
+            /// # Errors
+            ///
+            /// [`LoadError::MissingSymbol`] naming `name`, the loaded and the header
+            /// version.
+            pub fn lookup(&self, name: &str) -> Result<*mut c_void, LoadError> {
+                self.opened.lookup(name)
+            }
+
+            pub(crate) fn missing(&self, symbol: &str) -> LoadError {
+                self.opened.missing(symbol)
+            }
+        }
+
+        impl fmt::Debug for $library {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.opened.debug(stringify!($library), f)
+            }
+        }
+    };
+}
+
 /// libnccl, opened and resolved. Obtain the process-wide one with [`nccl()`].
 ///
 /// Dropping a `Nccl` never unloads the library: NCCL starts threads that would
 /// outlive an unload.
 pub struct Nccl {
-    lib: ManuallyDrop<Library>,
-    path: PathBuf,
-    version: Option<c_int>,
+    opened: Opened,
     pub(crate) functions: NcclFunctions,
 }
 
-impl fmt::Debug for Nccl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Nccl")
-            .field("path", &self.path)
-            .field("version", &self.version.map(format_nccl_version))
-            .finish_non_exhaustive()
-    }
-}
-
-const NCCL_HINT: &str = "Set NCCL_LIBRARY to the path of libnccl.so.2, or install it: the pip \
-                         wheel nvidia-nccl-cu12 (ci/setup installs it), a CUDA toolkit, or \
-                         the libnccl2 package.";
-
-const CUDA_HINT: &str = "The CUDA driver library comes with the NVIDIA GPU driver; on a \
-                         machine without a GPU use the sim driver (NCCL_RS_DRIVER=sim). \
-                         CUDA_DRIVER_LIBRARY names the library's path explicitly.";
+common_accessors!(Nccl, NcclFunctions, "nccl");
 
 impl Nccl {
     /// Opens libnccl as the process environment says: `NCCL_LIBRARY` (a path) when
@@ -245,8 +360,7 @@ impl Nccl {
                 c
             }
         };
-        let (lib, path) = try_all("libnccl", candidates, NCCL_HINT)?;
-        Ok(Self::from_library(lib, path))
+        Opened::load(&NCCL_KIND, candidates).map(Self::resolve)
     }
 
     /// Opens the library at `path` and nothing else. Functions it lacks are reported
@@ -256,77 +370,18 @@ impl Nccl {
     ///
     /// [`LoadError::NotFound`] naming `path` when it cannot be opened.
     pub fn open(path: impl AsRef<Path>) -> Result<Nccl, LoadError> {
-        let path = path.as_ref().as_os_str().to_owned();
-        let (lib, path) = try_all("libnccl", vec![(path, "explicit path")], NCCL_HINT)?;
-        Ok(Self::from_library(lib, path))
+        Opened::explicit(&NCCL_KIND, path.as_ref()).map(Self::resolve)
     }
 
-    fn from_library(lib: Library, path: PathBuf) -> Nccl {
-        let functions = NcclFunctions::resolve(&lib);
-        let mut nccl = Nccl {
-            lib: ManuallyDrop::new(lib),
-            path,
-            version: None,
-            functions,
-        };
+    fn resolve(opened: Opened) -> Nccl {
+        let functions = NcclFunctions::resolve(&opened.lib);
+        let mut nccl = Nccl { opened, functions };
         let mut code: c_int = 0;
         // SAFETY: ncclGetVersion writes one int through a valid pointer.
-        if let Ok(rc) = unsafe { nccl.ncclGetVersion(&mut code) } {
-            if rc == crate::ncclSuccess {
-                nccl.version = Some(code);
-            }
+        if let Ok(crate::ncclSuccess) = unsafe { nccl.ncclGetVersion(&mut code) } {
+            nccl.opened.version = Some(code);
         }
         nccl
-    }
-
-    /// The file that was opened (as given to the loader).
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The loaded library's `ncclGetVersion`, if it could say.
-    pub fn version_code(&self) -> Option<c_int> {
-        self.version
-    }
-
-    /// Whether the library exports `name`, one of the header's `nccl*` functions.
-    /// `None` when `name` is not a function of the bindings.
-    pub fn has_function(&self, name: &str) -> Option<bool> {
-        self.functions.has(name)
-    }
-
-    /// Names of the header's functions that the loaded library lacks.
-    pub fn missing_functions(&self) -> Vec<&'static str> {
-        NcclFunctions::NAMES
-            .iter()
-            .copied()
-            .filter(|n| self.functions.has(n) == Some(false))
-            .collect()
-    }
-
-    /// Looks any symbol up by name, as `dlsym` would.
-    ///
-    /// # Errors
-    ///
-    /// [`LoadError::MissingSymbol`] naming `name`, the loaded and the header version.
-    pub fn lookup(&self, name: &str) -> Result<*mut c_void, LoadError> {
-        let mut bytes = name.as_bytes().to_vec();
-        bytes.push(0);
-        // SAFETY: the symbol is returned as an untyped address; nothing is called.
-        unsafe { symbol::<*mut c_void>(&self.lib, &bytes) }.ok_or_else(|| self.missing(name))
-    }
-
-    pub(crate) fn missing(&self, symbol: &str) -> LoadError {
-        LoadError::MissingSymbol {
-            symbol: symbol.to_string(),
-            library: "libnccl",
-            path: self.path.clone(),
-            loaded_version: self
-                .version
-                .map(format_nccl_version)
-                .unwrap_or_else(|| "unknown".into()),
-            header_version: format_nccl_version(crate::HEADER_NCCL_VERSION_CODE),
-        }
     }
 }
 
@@ -335,20 +390,11 @@ impl Nccl {
 ///
 /// Dropping a `Cuda` never unloads the library.
 pub struct Cuda {
-    lib: ManuallyDrop<Library>,
-    path: PathBuf,
-    version: Option<c_int>,
+    opened: Opened,
     pub(crate) functions: CudaFunctions,
 }
 
-impl fmt::Debug for Cuda {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Cuda")
-            .field("path", &self.path)
-            .field("version", &self.version.map(format_cuda_version))
-            .finish_non_exhaustive()
-    }
-}
+common_accessors!(Cuda, CudaFunctions, "cu");
 
 impl Cuda {
     /// Opens the CUDA driver as the process environment says: `CUDA_DRIVER_LIBRARY`
@@ -375,8 +421,7 @@ impl Cuda {
                 ("libcuda.so".into(), "system loader"),
             ],
         };
-        let (lib, path) = try_all("libcuda", candidates, CUDA_HINT)?;
-        Ok(Self::from_library(lib, path))
+        Opened::load(&CUDA_KIND, candidates).map(Self::resolve)
     }
 
     /// Opens the library at `path` and nothing else.
@@ -385,79 +430,19 @@ impl Cuda {
     ///
     /// [`LoadError::NotFound`] naming `path` when it cannot be opened.
     pub fn open(path: impl AsRef<Path>) -> Result<Cuda, LoadError> {
-        let path = path.as_ref().as_os_str().to_owned();
-        let (lib, path) = try_all("libcuda", vec![(path, "explicit path")], CUDA_HINT)?;
-        Ok(Self::from_library(lib, path))
+        Opened::explicit(&CUDA_KIND, path.as_ref()).map(Self::resolve)
     }
 
-    fn from_library(lib: Library, path: PathBuf) -> Cuda {
-        let functions = CudaFunctions::resolve(&lib);
-        let mut cuda = Cuda {
-            lib: ManuallyDrop::new(lib),
-            path,
-            version: None,
-            functions,
-        };
+    fn resolve(opened: Opened) -> Cuda {
+        let functions = CudaFunctions::resolve(&opened.lib);
+        let mut cuda = Cuda { opened, functions };
         let mut code: c_int = 0;
         // SAFETY: cuDriverGetVersion writes one int through a valid pointer and needs
         // no cuInit.
-        if let Ok(rc) = unsafe { cuda.cuDriverGetVersion(&mut code) } {
-            if rc == crate::CUDA_SUCCESS {
-                cuda.version = Some(code);
-            }
+        if let Ok(crate::CUDA_SUCCESS) = unsafe { cuda.cuDriverGetVersion(&mut code) } {
+            cuda.opened.version = Some(code);
         }
         cuda
-    }
-
-    /// The file that was opened (as given to the loader).
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The driver's `cuDriverGetVersion` (the newest CUDA version it supports).
-    pub fn version_code(&self) -> Option<c_int> {
-        self.version
-    }
-
-    /// Whether the driver exports `name`, one of the bound `cu*` functions (with its
-    /// versioned name, such as `cuStreamDestroy_v2`). `None` when `name` is not a
-    /// function of the bindings.
-    pub fn has_function(&self, name: &str) -> Option<bool> {
-        self.functions.has(name)
-    }
-
-    /// Names of the bound functions that the loaded driver lacks.
-    pub fn missing_functions(&self) -> Vec<&'static str> {
-        CudaFunctions::NAMES
-            .iter()
-            .copied()
-            .filter(|n| self.functions.has(n) == Some(false))
-            .collect()
-    }
-
-    /// Looks any symbol up by name, as `dlsym` would.
-    ///
-    /// # Errors
-    ///
-    /// [`LoadError::MissingSymbol`] naming `name`, the loaded and the header version.
-    pub fn lookup(&self, name: &str) -> Result<*mut c_void, LoadError> {
-        let mut bytes = name.as_bytes().to_vec();
-        bytes.push(0);
-        // SAFETY: the symbol is returned as an untyped address; nothing is called.
-        unsafe { symbol::<*mut c_void>(&self.lib, &bytes) }.ok_or_else(|| self.missing(name))
-    }
-
-    pub(crate) fn missing(&self, symbol: &str) -> LoadError {
-        LoadError::MissingSymbol {
-            symbol: symbol.to_string(),
-            library: "libcuda",
-            path: self.path.clone(),
-            loaded_version: self
-                .version
-                .map(format_cuda_version)
-                .unwrap_or_else(|| "unknown".into()),
-            header_version: format_cuda_version(crate::HEADER_CUDA_VERSION),
-        }
     }
 }
 

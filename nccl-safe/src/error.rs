@@ -60,7 +60,7 @@ pub enum Error {
         detail: Option<String>,
     },
     /// A CUDA driver call returned an error code.
-    #[error("{call} failed: {name} ({code}): {text}")]
+    #[error("cuda driver: {call} failed: {name} ({code}): {text}")]
     Cuda {
         /// The driver function that failed.
         call: &'static str,
@@ -70,6 +70,103 @@ pub enum Error {
         name: String,
         /// `cuGetErrorString` of the code.
         text: String,
+    },
+    /// Work on a simulated device failed (a bad address, a freed buffer, a host
+    /// function that panicked): the sim's counterpart of CUDA's sticky errors.
+    #[error("sim driver: {op}: {reason}")]
+    Sim {
+        /// What was being done.
+        op: &'static str,
+        /// What went wrong.
+        reason: String,
+    },
+    /// An argument was rejected before any driver call.
+    #[error("{op}: invalid argument: {reason}")]
+    InvalidArgument {
+        /// What was being done.
+        op: &'static str,
+        /// What is wrong, with the values.
+        reason: String,
+    },
+    /// A range of elements does not fit the buffer or view it indexes.
+    #[error("{op}: range {start}..{end} is out of bounds for length {len}")]
+    OutOfRange {
+        /// What was being done.
+        op: &'static str,
+        /// First element of the range.
+        start: usize,
+        /// One past the last element.
+        end: usize,
+        /// Length of what was indexed.
+        len: usize,
+    },
+    /// Two buffers (or a buffer and a host buffer) that must have one length do not.
+    #[error("{op}: length mismatch: expected {expected} elements, got {actual}")]
+    LengthMismatch {
+        /// What was being done.
+        op: &'static str,
+        /// The length required.
+        expected: usize,
+        /// The length given.
+        actual: usize,
+    },
+    /// An object of one device was used with a stream or object of another.
+    #[error("{op}: wrong device: expected {expected}, got {actual}")]
+    WrongDevice {
+        /// What was being done.
+        op: &'static str,
+        /// The device required (`driver:ordinal`).
+        expected: String,
+        /// The device of the object given.
+        actual: String,
+    },
+    /// There is no device with this ordinal.
+    #[error("{driver} driver: no device {ordinal} (the driver has {count})")]
+    NoDevice {
+        /// The driver asked.
+        driver: crate::DriverKind,
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many devices the driver has.
+        count: usize,
+    },
+    /// A device allocation did not fit.
+    #[error(
+        "{driver} driver: out of memory on device {ordinal}: {requested} bytes requested, {available} available"
+    )]
+    OutOfMemory {
+        /// The driver.
+        driver: crate::DriverKind,
+        /// The device.
+        ordinal: usize,
+        /// Bytes asked for.
+        requested: usize,
+        /// Bytes free at the time (0 when the driver does not say).
+        available: usize,
+    },
+    /// A wait gave up.
+    #[error("{op}: timed out after {waited:?}")]
+    Timeout {
+        /// What was being waited for.
+        op: &'static str,
+        /// How long.
+        waited: std::time::Duration,
+    },
+    /// `NCCL_RS_DRIVER` could not be honoured.
+    #[error("driver choice (NCCL_RS_DRIVER={setting}): {reason}")]
+    DriverChoice {
+        /// The setting, `auto` when unset.
+        setting: String,
+        /// Why no driver was chosen.
+        reason: String,
+    },
+    /// The driver cannot do this.
+    #[error("{driver} driver: {what} is not supported")]
+    Unsupported {
+        /// The driver.
+        driver: crate::DriverKind,
+        /// What was asked.
+        what: &'static str,
     },
 }
 

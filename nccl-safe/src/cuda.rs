@@ -1,0 +1,682 @@
+//! The `cuda` driver: the CUDA driver API through nccl-sys, nothing more than error
+//! mapping and the architecture's decisions (primary context made current on the
+//! calling thread before every call; stream-ordered allocation; no device-wide
+//! synchronisation anywhere).
+
+use std::ffi::{CString, c_uint, c_void};
+use std::ptr;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use nccl_sys as sys;
+
+use crate::error::check_cuda;
+use crate::{DType, Error, Result};
+
+/// The loaded driver, initialised once (`cuInit`).
+pub(crate) fn driver() -> Result<&'static sys::Cuda> {
+    static INIT: OnceLock<Result<()>> = OnceLock::new();
+    let lib = sys::cuda()?;
+    INIT.get_or_init(|| {
+        // SAFETY: cuInit takes flags (must be 0) and has no other precondition.
+        check_cuda("cuInit", unsafe { lib.cuInit(0)? })
+    })
+    .clone()?;
+    Ok(lib)
+}
+
+/// Number of CUDA devices.
+pub(crate) fn device_count() -> Result<usize> {
+    let lib = driver()?;
+    let mut n = 0;
+    // SAFETY: writes one int.
+    check_cuda("cuDeviceGetCount", unsafe { lib.cuDeviceGetCount(&mut n)? })?;
+    Ok(usize::try_from(n).unwrap_or(0))
+}
+
+/// One GPU: its handle and retained primary context.
+pub(crate) struct CudaDevice {
+    pub lib: &'static sys::Cuda,
+    pub ordinal: usize,
+    pub dev: sys::CUdevice,
+    ctx: sys::CUcontext,
+    kernels: OnceLock<Result<Kernels>>,
+}
+
+// SAFETY: a primary context may be made current and used on any thread; the handles
+// are plain driver identifiers, and the driver API is thread-safe.
+unsafe impl Send for CudaDevice {}
+// SAFETY: as above; nothing here is mutated without the driver's own locking.
+unsafe impl Sync for CudaDevice {}
+
+impl CudaDevice {
+    pub fn open(ordinal: usize) -> Result<CudaDevice> {
+        let lib = driver()?;
+        let count = device_count()?;
+        if ordinal >= count {
+            return Err(Error::NoDevice {
+                driver: crate::DriverKind::Cuda,
+                ordinal,
+                count,
+            });
+        }
+        let mut dev = 0;
+        // SAFETY: writes one device handle; the ordinal was range-checked.
+        check_cuda("cuDeviceGet", unsafe {
+            lib.cuDeviceGet(&mut dev, ordinal as i32)?
+        })?;
+        let mut ctx = ptr::null_mut();
+        // SAFETY: writes one context handle for a valid device.
+        check_cuda("cuDevicePrimaryCtxRetain", unsafe {
+            lib.cuDevicePrimaryCtxRetain(&mut ctx, dev)?
+        })?;
+        Ok(CudaDevice {
+            lib,
+            ordinal,
+            dev,
+            ctx,
+            kernels: OnceLock::new(),
+        })
+    }
+
+    /// Makes the primary context current on this thread (cheap when it already is).
+    pub fn bind(&self) -> Result<()> {
+        // SAFETY: the context is retained for as long as `self` lives.
+        check_cuda("cuCtxSetCurrent", unsafe {
+            self.lib.cuCtxSetCurrent(self.ctx)?
+        })
+    }
+
+    pub fn name(&self) -> Result<String> {
+        let mut buf = [0 as std::ffi::c_char; 256];
+        // SAFETY: the buffer holds 256 bytes and its length is passed.
+        check_cuda("cuDeviceGetName", unsafe {
+            self.lib.cuDeviceGetName(buf.as_mut_ptr(), 256, self.dev)?
+        })?;
+        // SAFETY: the driver wrote a NUL-terminated string into the buffer.
+        Ok(unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
+            .to_string_lossy()
+            .into_owned())
+    }
+
+    pub fn total_memory(&self) -> Result<usize> {
+        let mut bytes = 0usize;
+        // SAFETY: writes one size.
+        check_cuda("cuDeviceTotalMem", unsafe {
+            self.lib.cuDeviceTotalMem_v2(&mut bytes, self.dev)?
+        })?;
+        Ok(bytes)
+    }
+
+    fn kernels(&self) -> Result<&Kernels> {
+        self.kernels
+            .get_or_init(|| Kernels::load(self))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+impl Drop for CudaDevice {
+    fn drop(&mut self) {
+        // SAFETY: releases the retain taken in `open`; errors cannot be reported.
+        let _ = unsafe { self.lib.cuDevicePrimaryCtxRelease_v2(self.dev) };
+    }
+}
+
+/// A stream; destroyed on drop unless borrowed through `from_raw`.
+pub(crate) struct CudaStream {
+    pub device: Arc<CudaDevice>,
+    pub raw: sys::CUstream,
+    owned: bool,
+}
+
+// SAFETY: CUDA streams may be used from any thread once their context is current,
+// which every method ensures.
+unsafe impl Send for CudaStream {}
+// SAFETY: the driver serialises concurrent launches into one stream itself.
+unsafe impl Sync for CudaStream {}
+
+impl CudaStream {
+    pub fn new(device: Arc<CudaDevice>, non_blocking: bool, priority: i32) -> Result<CudaStream> {
+        device.bind()?;
+        let lib = device.lib;
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: writes two ints.
+        check_cuda("cuCtxGetStreamPriorityRange", unsafe {
+            lib.cuCtxGetStreamPriorityRange(&mut least, &mut greatest)?
+        })?;
+        // CUDA: lower numbers are higher priorities; `greatest` <= `least`.
+        if priority < greatest || priority > least {
+            return Err(Error::InvalidArgument {
+                op: "stream create",
+                reason: format!(
+                    "priority {priority} is outside the device's range {greatest}..={least}"
+                ),
+            });
+        }
+        let flags = if non_blocking {
+            sys::CU_STREAM_NON_BLOCKING
+        } else {
+            sys::CU_STREAM_DEFAULT
+        };
+        let mut raw = ptr::null_mut();
+        // SAFETY: writes one stream handle.
+        check_cuda("cuStreamCreateWithPriority", unsafe {
+            lib.cuStreamCreateWithPriority(&mut raw, flags, priority)?
+        })?;
+        Ok(CudaStream {
+            device,
+            raw,
+            owned: true,
+        })
+    }
+
+    /// # Safety
+    ///
+    /// `raw` must be a stream of `device`'s primary context that outlives the result.
+    pub unsafe fn borrowed(device: Arc<CudaDevice>, raw: sys::CUstream) -> CudaStream {
+        CudaStream {
+            device,
+            raw,
+            owned: false,
+        }
+    }
+
+    fn lib(&self) -> &'static sys::Cuda {
+        self.device.lib
+    }
+
+    pub fn query(&self) -> Result<bool> {
+        self.device.bind()?;
+        // SAFETY: a valid stream.
+        match unsafe { self.lib().cuStreamQuery(self.raw)? } {
+            sys::CUDA_SUCCESS => Ok(true),
+            sys::CUDA_ERROR_NOT_READY => Ok(false),
+            rc => check_cuda("cuStreamQuery", rc).map(|_| false),
+        }
+    }
+
+    pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
+        match timeout {
+            None => {
+                self.device.bind()?;
+                // SAFETY: a valid stream.
+                check_cuda("cuStreamSynchronize", unsafe {
+                    self.lib().cuStreamSynchronize(self.raw)?
+                })
+            }
+            Some(t) => poll_until(t, "stream synchronize", || self.query()),
+        }
+    }
+
+    pub fn wait_event(&self, event: &CudaEvent) -> Result<()> {
+        self.device.bind()?;
+        // SAFETY: valid stream and event of the same context.
+        check_cuda("cuStreamWaitEvent", unsafe {
+            self.lib().cuStreamWaitEvent(self.raw, event.raw, 0)?
+        })
+    }
+
+    pub fn launch_host_fn(&self, f: Box<dyn FnOnce() + Send>) -> Result<()> {
+        unsafe extern "C" fn trampoline(data: *mut c_void) {
+            // SAFETY: `data` came from Box::into_raw below and is run exactly once.
+            let f = unsafe { Box::from_raw(data.cast::<Box<dyn FnOnce() + Send>>()) };
+            // A panic must not unwind into the driver.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        }
+        self.device.bind()?;
+        let data = Box::into_raw(Box::new(f)).cast::<c_void>();
+        // SAFETY: the trampoline matches CUhostFn and takes ownership of `data`.
+        let rc = unsafe {
+            self.lib()
+                .cuLaunchHostFunc(self.raw, Some(trampoline), data)
+        };
+        match rc {
+            Ok(sys::CUDA_SUCCESS) => Ok(()),
+            other => {
+                // Not enqueued: reclaim the closure.
+                // SAFETY: the driver did not take `data`.
+                drop(unsafe { Box::from_raw(data.cast::<Box<dyn FnOnce() + Send>>()) });
+                check_cuda("cuLaunchHostFunc", other?)
+            }
+        }
+    }
+
+    pub fn alloc(&self, bytes: usize) -> Result<u64> {
+        self.device.bind()?;
+        let mut ptr = 0;
+        // SAFETY: writes one device pointer; the allocation is ordered on this stream.
+        let rc = unsafe {
+            self.lib()
+                .cuMemAllocAsync(&mut ptr, bytes.max(1), self.raw)?
+        };
+        if rc == sys::CUDA_ERROR_OUT_OF_MEMORY {
+            return Err(Error::OutOfMemory {
+                driver: crate::DriverKind::Cuda,
+                ordinal: self.device.ordinal,
+                requested: bytes,
+                available: 0,
+            });
+        }
+        check_cuda("cuMemAllocAsync", rc)?;
+        Ok(ptr)
+    }
+
+    pub fn free(&self, ptr: u64) -> Result<()> {
+        self.device.bind()?;
+        // SAFETY: `ptr` came from cuMemAllocAsync and is freed once, in stream order.
+        check_cuda("cuMemFreeAsync", unsafe {
+            self.lib().cuMemFreeAsync(ptr, self.raw)?
+        })
+    }
+
+    /// # Safety
+    ///
+    /// `src` must stay valid and unchanged until the copy executes.
+    pub unsafe fn copy_htod(&self, dst: u64, src: *const u8, bytes: usize) -> Result<()> {
+        self.device.bind()?;
+        // SAFETY: the caller keeps `src` valid; `dst` is a checked device range.
+        check_cuda("cuMemcpyHtoDAsync", unsafe {
+            self.lib()
+                .cuMemcpyHtoDAsync_v2(dst, src.cast(), bytes, self.raw)?
+        })
+    }
+
+    /// # Safety
+    ///
+    /// `dst` must stay valid and untouched until the copy executes.
+    pub unsafe fn copy_dtoh(&self, dst: *mut u8, src: u64, bytes: usize) -> Result<()> {
+        self.device.bind()?;
+        // SAFETY: the caller keeps `dst` valid; `src` is a checked device range.
+        check_cuda("cuMemcpyDtoHAsync", unsafe {
+            self.lib()
+                .cuMemcpyDtoHAsync_v2(dst.cast(), src, bytes, self.raw)?
+        })
+    }
+
+    pub fn copy_dtod(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        self.device.bind()?;
+        // SAFETY: both ranges were checked against their allocations by the caller.
+        check_cuda("cuMemcpyDtoDAsync", unsafe {
+            self.lib().cuMemcpyDtoDAsync_v2(dst, src, bytes, self.raw)?
+        })
+    }
+
+    /// Fills `count` elements of `size` bytes with `pattern` (little-endian bytes).
+    pub fn fill(&self, dst: u64, count: usize, pattern: &[u8]) -> Result<()> {
+        self.device.bind()?;
+        let lib = self.lib();
+        match pattern.len() {
+            1 => {
+                // SAFETY: the range was checked against its allocation by the caller.
+                check_cuda("cuMemsetD8Async", unsafe {
+                    lib.cuMemsetD8Async(dst, pattern[0], count, self.raw)?
+                })
+            }
+            2 => {
+                let v = u16::from_le_bytes([pattern[0], pattern[1]]);
+                // SAFETY: the range was checked against its allocation by the caller.
+                check_cuda("cuMemsetD16Async", unsafe {
+                    lib.cuMemsetD16Async(dst, v, count, self.raw)?
+                })
+            }
+            4 => {
+                let v = u32::from_le_bytes([pattern[0], pattern[1], pattern[2], pattern[3]]);
+                // SAFETY: the range was checked against its allocation by the caller.
+                check_cuda("cuMemsetD32Async", unsafe {
+                    lib.cuMemsetD32Async(dst, v, count, self.raw)?
+                })
+            }
+            _ => {
+                let mut v = [0u8; 8];
+                v.copy_from_slice(pattern);
+                let value = u64::from_le_bytes(v);
+                let k = self.device.kernels()?;
+                self.launch(k.fill64, dst, count, &value as *const u64 as *mut c_void)
+            }
+        }
+    }
+
+    /// `x[i] = x[i] + s` or `x[i] = x[i] * s` over `count` elements of `dtype`.
+    pub fn elementwise(
+        &self,
+        op: ElementwiseKernel,
+        dtype: DType,
+        dst: u64,
+        count: usize,
+        scalar: &[u8],
+    ) -> Result<()> {
+        self.device.bind()?;
+        let kernels = self.device.kernels()?;
+        let f = kernels.get(op, dtype);
+        // The scalar parameter is 8 bytes for 64-bit types, else 4 (narrower scalars
+        // are widened: f16/bf16 to f32, 8-bit integers zero-extended).
+        let mut param = [0u8; 8];
+        match dtype {
+            DType::F16 | DType::BF16 => {
+                let bits = u16::from_le_bytes([scalar[0], scalar[1]]);
+                let f = widen_half(dtype, bits);
+                param[..4].copy_from_slice(&f.to_le_bytes());
+            }
+            _ => param[..scalar.len()].copy_from_slice(scalar),
+        }
+        self.launch(f, dst, count, param.as_mut_ptr().cast())
+    }
+
+    fn launch(
+        &self,
+        f: sys::CUfunction,
+        dst: u64,
+        count: usize,
+        scalar: *mut c_void,
+    ) -> Result<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        let mut dst = dst;
+        let mut n = count as u64;
+        let mut params = [
+            (&mut dst as *mut u64).cast::<c_void>(),
+            (&mut n as *mut u64).cast(),
+            scalar,
+        ];
+        let block: c_uint = 256;
+        let grid = count.div_ceil(block as usize).min(65_535 * 8) as c_uint;
+        // SAFETY: the kernel takes (u64 ptr, u64 n, scalar) and uses a grid-stride
+        // loop, so any grid size covers `count`; the parameters outlive the call
+        // (the driver copies them at launch).
+        check_cuda("cuLaunchKernel", unsafe {
+            self.lib().cuLaunchKernel(
+                f,
+                grid,
+                1,
+                1,
+                block,
+                1,
+                1,
+                0,
+                self.raw,
+                params.as_mut_ptr(),
+                ptr::null_mut(),
+            )?
+        })
+    }
+
+    /// Makes the stream wait until the 32-bit word at device address `flag` is >= 1.
+    pub fn wait_value(&self, flag: u64) -> Result<()> {
+        self.device.bind()?;
+        // SAFETY: `flag` is the device alias of live pinned host memory (a Gate).
+        check_cuda("cuStreamWaitValue32", unsafe {
+            self.lib()
+                .cuStreamWaitValue32_v2(self.raw, flag, 1, sys::CU_STREAM_WAIT_VALUE_GEQ)?
+        })
+    }
+}
+
+impl Drop for CudaStream {
+    fn drop(&mut self) {
+        if self.owned && self.device.bind().is_ok() {
+            // SAFETY: an owned stream, destroyed once; pending work still completes
+            // (cuStreamDestroy returns at once).
+            let _ = unsafe { self.lib().cuStreamDestroy_v2(self.raw) };
+        }
+    }
+}
+
+fn widen_half(dtype: DType, bits: u16) -> f32 {
+    match dtype {
+        DType::BF16 => f32::from_bits(u32::from(bits) << 16),
+        _ => {
+            // IEEE binary16 to binary32, exactly.
+            let sign = u32::from(bits >> 15) << 31;
+            let exp = u32::from((bits >> 10) & 0x1f);
+            let man = u32::from(bits & 0x3ff);
+            let v = match (exp, man) {
+                (0, 0) => sign,
+                (0, m) => {
+                    // Subnormal: value = m * 2^-24.
+                    let f = m as f32 * f32::from_bits(0x3380_0000);
+                    return if sign != 0 { -f } else { f };
+                }
+                (0x1f, m) => sign | 0x7f80_0000 | (m << 13),
+                (e, m) => sign | ((e + 112) << 23) | (m << 13),
+            };
+            f32::from_bits(v)
+        }
+    }
+}
+
+/// Polls `done` with a growing sleep until it returns true or `timeout` passes.
+fn poll_until(
+    timeout: Duration,
+    op: &'static str,
+    mut done: impl FnMut() -> Result<bool>,
+) -> Result<()> {
+    let start = Instant::now();
+    let mut nap = Duration::from_micros(20);
+    loop {
+        if done()? {
+            return Ok(());
+        }
+        if start.elapsed() >= timeout {
+            return Err(Error::Timeout {
+                op,
+                waited: timeout,
+            });
+        }
+        std::thread::sleep(nap);
+        nap = (nap * 2).min(Duration::from_millis(2));
+    }
+}
+
+/// An event.
+pub(crate) struct CudaEvent {
+    pub device: Arc<CudaDevice>,
+    pub raw: sys::CUevent,
+}
+
+// SAFETY: events are driver handles usable from any thread with the context current.
+unsafe impl Send for CudaEvent {}
+// SAFETY: as above; the driver synchronises concurrent use.
+unsafe impl Sync for CudaEvent {}
+
+impl CudaEvent {
+    pub fn new(device: Arc<CudaDevice>, timing: bool) -> Result<CudaEvent> {
+        device.bind()?;
+        let flags = if timing {
+            sys::CU_EVENT_DEFAULT
+        } else {
+            sys::CU_EVENT_DISABLE_TIMING
+        };
+        let mut raw = ptr::null_mut();
+        // SAFETY: writes one event handle.
+        check_cuda("cuEventCreate", unsafe {
+            device.lib.cuEventCreate(&mut raw, flags)?
+        })?;
+        Ok(CudaEvent { device, raw })
+    }
+
+    pub fn record(&self, stream: &CudaStream) -> Result<()> {
+        self.device.bind()?;
+        // SAFETY: valid event and stream of one context.
+        check_cuda("cuEventRecord", unsafe {
+            self.device.lib.cuEventRecord(self.raw, stream.raw)?
+        })
+    }
+
+    pub fn query(&self) -> Result<bool> {
+        self.device.bind()?;
+        // SAFETY: a valid event.
+        match unsafe { self.device.lib.cuEventQuery(self.raw)? } {
+            sys::CUDA_SUCCESS => Ok(true),
+            sys::CUDA_ERROR_NOT_READY => Ok(false),
+            rc => check_cuda("cuEventQuery", rc).map(|_| false),
+        }
+    }
+
+    pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
+        match timeout {
+            None => {
+                self.device.bind()?;
+                // SAFETY: a valid event.
+                check_cuda("cuEventSynchronize", unsafe {
+                    self.device.lib.cuEventSynchronize(self.raw)?
+                })
+            }
+            Some(t) => poll_until(t, "event synchronize", || self.query()),
+        }
+    }
+
+    pub fn elapsed_ms(&self, end: &CudaEvent) -> Result<f32> {
+        self.device.bind()?;
+        let mut ms = 0f32;
+        // SAFETY: two valid timing events; writes one float.
+        check_cuda("cuEventElapsedTime", unsafe {
+            self.device
+                .lib
+                .cuEventElapsedTime(&mut ms, self.raw, end.raw)?
+        })?;
+        Ok(ms)
+    }
+}
+
+impl Drop for CudaEvent {
+    fn drop(&mut self) {
+        if self.device.bind().is_ok() {
+            // SAFETY: destroyed once; safe even if a record is pending.
+            let _ = unsafe { self.device.lib.cuEventDestroy_v2(self.raw) };
+        }
+    }
+}
+
+/// Page-locked host memory, mapped into the device's address space.
+pub(crate) struct PinnedHost {
+    pub device: Arc<CudaDevice>,
+    pub ptr: *mut u8,
+}
+
+// SAFETY: plain host memory; access is coordinated by the owner's events.
+unsafe impl Send for PinnedHost {}
+// SAFETY: as above.
+unsafe impl Sync for PinnedHost {}
+
+impl PinnedHost {
+    pub fn new(device: Arc<CudaDevice>, bytes: usize) -> Result<PinnedHost> {
+        device.bind()?;
+        let mut p = ptr::null_mut();
+        let flags = sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP;
+        // SAFETY: writes one pointer to `bytes` (at least 1) of pinned memory.
+        check_cuda("cuMemHostAlloc", unsafe {
+            device.lib.cuMemHostAlloc(&mut p, bytes.max(1), flags)?
+        })?;
+        // SAFETY: fresh memory of that size; zeroed so reads before any copy are defined.
+        unsafe { ptr::write_bytes(p.cast::<u8>(), 0, bytes.max(1)) };
+        Ok(PinnedHost {
+            device,
+            ptr: p.cast(),
+        })
+    }
+
+    pub fn device_alias(&self) -> Result<u64> {
+        self.device.bind()?;
+        let mut d = 0;
+        // SAFETY: `ptr` is mapped pinned memory (DEVICEMAP).
+        check_cuda("cuMemHostGetDevicePointer", unsafe {
+            self.device
+                .lib
+                .cuMemHostGetDevicePointer_v2(&mut d, self.ptr.cast(), 0)?
+        })?;
+        Ok(d)
+    }
+}
+
+impl Drop for PinnedHost {
+    fn drop(&mut self) {
+        if self.device.bind().is_ok() {
+            // SAFETY: allocated by cuMemHostAlloc, freed once; owners drop it only
+            // after their pending copies completed.
+            let _ = unsafe { self.device.lib.cuMemFreeHost(self.ptr.cast()) };
+        }
+    }
+}
+
+/// The built-in elementwise kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ElementwiseKernel {
+    AddScalar,
+    Scale,
+}
+
+struct Kernels {
+    _module: sys::CUmodule,
+    fill64: sys::CUfunction,
+    table: Vec<(ElementwiseKernel, DType, sys::CUfunction)>,
+}
+
+// SAFETY: module and function handles are immutable driver objects.
+unsafe impl Send for Kernels {}
+// SAFETY: as above.
+unsafe impl Sync for Kernels {}
+
+impl Kernels {
+    fn load(device: &CudaDevice) -> Result<Kernels> {
+        device.bind()?;
+        let lib = device.lib;
+        let ptx = CString::new(crate::ptx::module()).map_err(|_| Error::InvalidArgument {
+            op: "kernel load",
+            reason: "the PTX contains a NUL byte".into(),
+        })?;
+        let mut module = ptr::null_mut();
+        // SAFETY: a NUL-terminated PTX image; writes one module handle.
+        check_cuda("cuModuleLoadData", unsafe {
+            lib.cuModuleLoadData(&mut module, ptx.as_ptr().cast())?
+        })?;
+        let get = |name: &str| -> Result<sys::CUfunction> {
+            let cname = CString::new(name).expect("kernel names have no NUL");
+            let mut f = ptr::null_mut();
+            // SAFETY: a loaded module and a NUL-terminated name.
+            check_cuda("cuModuleGetFunction", unsafe {
+                lib.cuModuleGetFunction(&mut f, module, cname.as_ptr())?
+            })?;
+            Ok(f)
+        };
+        let fill64 = get("nccl_rs_fill64")?;
+        let mut table = Vec::new();
+        for dtype in DType::ALL {
+            for op in [ElementwiseKernel::AddScalar, ElementwiseKernel::Scale] {
+                table.push((op, dtype, get(&crate::ptx::kernel_name(op, dtype))?));
+            }
+        }
+        Ok(Kernels {
+            _module: module,
+            fill64,
+            table,
+        })
+    }
+
+    fn get(&self, op: ElementwiseKernel, dtype: DType) -> sys::CUfunction {
+        self.table
+            .iter()
+            .find(|(o, d, _)| *o == op && *d == dtype)
+            .map(|(_, _, f)| *f)
+            .expect("every op and dtype has a kernel")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(feature = "half")]
+    #[test]
+    fn half_widening_is_exact() {
+        for v in [0.0f32, 1.0, -2.5, 65504.0, 6.1035156e-5, 5.9604645e-8] {
+            let h = half::f16::from_f32(v);
+            assert_eq!(widen_half(DType::F16, h.to_bits()), h.to_f32(), "{v}");
+            let b = half::bf16::from_f32(v);
+            assert_eq!(widen_half(DType::BF16, b.to_bits()), b.to_f32(), "{v}");
+        }
+        assert!(widen_half(DType::F16, 0x7e00).is_nan());
+        assert_eq!(widen_half(DType::F16, 0xfc00), f32::NEG_INFINITY);
+    }
+}

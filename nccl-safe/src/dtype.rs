@@ -1,0 +1,289 @@
+//! Element types that live in device buffers and that NCCL reduces.
+
+use std::fmt;
+
+use nccl_sys as sys;
+
+/// The element types NCCL knows, as run-time values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DType {
+    /// `i8` (`ncclInt8`).
+    I8,
+    /// `u8` (`ncclUint8`).
+    U8,
+    /// `i32` (`ncclInt32`).
+    I32,
+    /// `u32` (`ncclUint32`).
+    U32,
+    /// `i64` (`ncclInt64`).
+    I64,
+    /// `u64` (`ncclUint64`).
+    U64,
+    /// IEEE half precision (`ncclFloat16`).
+    F16,
+    /// bfloat16 (`ncclBfloat16`).
+    BF16,
+    /// `f32` (`ncclFloat32`).
+    F32,
+    /// `f64` (`ncclFloat64`).
+    F64,
+}
+
+impl DType {
+    /// Every type, in NCCL's order.
+    pub const ALL: [DType; 10] = [
+        DType::I8,
+        DType::U8,
+        DType::I32,
+        DType::U32,
+        DType::I64,
+        DType::U64,
+        DType::F16,
+        DType::F32,
+        DType::F64,
+        DType::BF16,
+    ];
+
+    /// Size of one element in bytes.
+    pub const fn size(self) -> usize {
+        match self {
+            DType::I8 | DType::U8 => 1,
+            DType::F16 | DType::BF16 => 2,
+            DType::I32 | DType::U32 | DType::F32 => 4,
+            DType::I64 | DType::U64 | DType::F64 => 8,
+        }
+    }
+
+    /// NCCL's `ncclDataType_t` for this type.
+    pub const fn to_nccl(self) -> sys::ncclDataType_t {
+        match self {
+            DType::I8 => sys::ncclInt8,
+            DType::U8 => sys::ncclUint8,
+            DType::I32 => sys::ncclInt32,
+            DType::U32 => sys::ncclUint32,
+            DType::I64 => sys::ncclInt64,
+            DType::U64 => sys::ncclUint64,
+            DType::F16 => sys::ncclFloat16,
+            DType::BF16 => sys::ncclBfloat16,
+            DType::F32 => sys::ncclFloat32,
+            DType::F64 => sys::ncclFloat64,
+        }
+    }
+
+    /// Whether this is a floating-point type.
+    pub const fn is_float(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    /// The Rust name of the type.
+    pub const fn name(self) -> &'static str {
+        match self {
+            DType::I8 => "i8",
+            DType::U8 => "u8",
+            DType::I32 => "i32",
+            DType::U32 => "u32",
+            DType::I64 => "i64",
+            DType::U64 => "u64",
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A type that device buffers hold and NCCL reduces: `i8 u8 i32 u32 i64 u64 f32 f64`,
+/// and `half::f16` / `half::bf16` with the `half` feature (on by default). Sealed:
+/// every implementation must match an NCCL type bit for bit. There is no `char`.
+///
+/// The arithmetic methods define what the elementwise ops compute, on every driver:
+/// integers wrap, floats round to nearest even.
+pub trait DataType:
+    sealed::Sealed + Copy + Default + PartialEq + fmt::Debug + Send + Sync + 'static
+{
+    /// The run-time tag of this type.
+    const DTYPE: DType;
+
+    /// `self + rhs` as the elementwise ops compute it.
+    fn add(self, rhs: Self) -> Self;
+
+    /// `self * rhs` as the elementwise ops compute it.
+    fn mul(self, rhs: Self) -> Self;
+
+    /// Little-endian bytes of the value (`DTYPE.size()` of them).
+    fn write_le(self, out: &mut [u8]);
+
+    /// The value from its little-endian bytes.
+    fn read_le(bytes: &[u8]) -> Self;
+
+    /// Converts from a small integer, for tests and examples (`ranks`, counts).
+    fn from_i64(v: i64) -> Self;
+
+    /// The value as `f64`, for comparisons with tolerances.
+    fn to_f64(self) -> f64;
+}
+
+macro_rules! int_type {
+    ($t:ty, $d:ident) => {
+        impl sealed::Sealed for $t {}
+        impl DataType for $t {
+            const DTYPE: DType = DType::$d;
+            fn add(self, rhs: Self) -> Self {
+                self.wrapping_add(rhs)
+            }
+            fn mul(self, rhs: Self) -> Self {
+                self.wrapping_mul(rhs)
+            }
+            fn write_le(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+            fn read_le(bytes: &[u8]) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(bytes);
+                <$t>::from_le_bytes(a)
+            }
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+        }
+    };
+}
+
+macro_rules! float_type {
+    ($t:ty, $d:ident) => {
+        impl sealed::Sealed for $t {}
+        impl DataType for $t {
+            const DTYPE: DType = DType::$d;
+            fn add(self, rhs: Self) -> Self {
+                self + rhs
+            }
+            fn mul(self, rhs: Self) -> Self {
+                self * rhs
+            }
+            fn write_le(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+            fn read_le(bytes: &[u8]) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(bytes);
+                <$t>::from_le_bytes(a)
+            }
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+        }
+    };
+}
+
+int_type!(i8, I8);
+int_type!(u8, U8);
+int_type!(i32, I32);
+int_type!(u32, U32);
+int_type!(i64, I64);
+int_type!(u64, U64);
+float_type!(f32, F32);
+float_type!(f64, F64);
+
+#[cfg(feature = "half")]
+macro_rules! half_type {
+    ($t:ty, $d:ident) => {
+        impl sealed::Sealed for $t {}
+        impl DataType for $t {
+            const DTYPE: DType = DType::$d;
+            // Computed in f32 and rounded once to nearest even: what the cuda kernels
+            // do, and exact for one add or mul (f32 carries more than twice the bits).
+            fn add(self, rhs: Self) -> Self {
+                <$t>::from_f32(self.to_f32() + rhs.to_f32())
+            }
+            fn mul(self, rhs: Self) -> Self {
+                <$t>::from_f32(self.to_f32() * rhs.to_f32())
+            }
+            fn write_le(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+            fn read_le(bytes: &[u8]) -> Self {
+                <$t>::from_le_bytes([bytes[0], bytes[1]])
+            }
+            fn from_i64(v: i64) -> Self {
+                <$t>::from_f64(v as f64)
+            }
+            fn to_f64(self) -> f64 {
+                <$t>::to_f64(self)
+            }
+        }
+    };
+}
+
+#[cfg(feature = "half")]
+half_type!(half::f16, F16);
+#[cfg(feature = "half")]
+half_type!(half::bf16, BF16);
+
+/// Bytes of `values` in little-endian order.
+#[cfg(test)]
+fn to_bytes<T: DataType>(values: &[T]) -> Vec<u8> {
+    let size = T::DTYPE.size();
+    let mut out = vec![0u8; values.len() * size];
+    for (v, chunk) in values.iter().zip(out.chunks_exact_mut(size)) {
+        v.write_le(chunk);
+    }
+    out
+}
+
+/// Values from little-endian bytes.
+#[cfg(test)]
+fn from_bytes<T: DataType>(bytes: &[u8]) -> Vec<T> {
+    bytes
+        .chunks_exact(T::DTYPE.size())
+        .map(T::read_le)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_match_rust_and_nccl() {
+        assert_eq!(DType::I8.size(), std::mem::size_of::<i8>());
+        assert_eq!(DType::F64.size(), std::mem::size_of::<f64>());
+        assert_eq!(DType::ALL.len(), 10);
+        let codes: std::collections::HashSet<_> = DType::ALL.iter().map(|d| d.to_nccl()).collect();
+        assert_eq!(codes.len(), 10, "distinct NCCL codes");
+    }
+
+    #[test]
+    fn integer_math_wraps_like_the_gpu() {
+        assert_eq!(DataType::add(i8::MAX, 1), i8::MIN);
+        assert_eq!(DataType::mul(200u8, 2), 144);
+        assert_eq!(DataType::add(u64::MAX, 2), 1);
+    }
+
+    #[cfg(feature = "half")]
+    #[test]
+    fn half_types_round_through_f32() {
+        let a = half::f16::from_f32(1.0);
+        assert_eq!(DataType::add(a, half::f16::from_f32(0.5)).to_f32(), 1.5);
+        let b = half::bf16::from_f32(3.0);
+        assert_eq!(DataType::mul(b, half::bf16::from_f32(2.0)).to_f32(), 6.0);
+        let bytes = to_bytes(&[a, a]);
+        assert_eq!(from_bytes::<half::f16>(&bytes), vec![a, a]);
+    }
+}

@@ -1,0 +1,573 @@
+//! Streams, events and gates on either driver.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use nccl_sys as sys;
+
+use crate::cuda::{CudaEvent, CudaStream, PinnedHost};
+use crate::device::DeviceImpl;
+use crate::sim::{SimEvent, SimGate, SimStream};
+use crate::{Device, DriverKind, Error, Result};
+
+pub(crate) enum StreamImpl {
+    Cuda(CudaStream),
+    Sim(SimStream),
+}
+
+pub(crate) enum EventImpl {
+    Cuda(CudaEvent),
+    Sim(SimEvent),
+}
+
+impl EventImpl {
+    pub fn query(&self) -> Result<bool> {
+        match self {
+            EventImpl::Cuda(e) => e.query(),
+            EventImpl::Sim(e) => Ok(e.query()),
+        }
+    }
+
+    pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
+        match self {
+            EventImpl::Cuda(e) => e.synchronize(timeout),
+            EventImpl::Sim(e) => e.synchronize(timeout),
+        }
+    }
+}
+
+fn next_stream_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+pub(crate) struct StreamInner {
+    /// `None` only for a device's internal stream (which its device owns).
+    pub device: Option<Device>,
+    pub imp: StreamImpl,
+    pub id: u64,
+}
+
+impl StreamInner {
+    pub fn detached(imp: StreamImpl) -> StreamInner {
+        StreamInner {
+            device: None,
+            imp,
+            id: next_stream_id(),
+        }
+    }
+
+    pub fn new_event(&self, timing: bool) -> Result<EventImpl> {
+        Ok(match &self.imp {
+            StreamImpl::Cuda(s) => EventImpl::Cuda(CudaEvent::new(s.device.clone(), timing)?),
+            StreamImpl::Sim(_) => EventImpl::Sim(SimEvent::new()),
+        })
+    }
+
+    pub fn record(&self, event: &EventImpl) -> Result<()> {
+        match (&self.imp, event) {
+            (StreamImpl::Cuda(s), EventImpl::Cuda(e)) => e.record(s),
+            (StreamImpl::Sim(s), EventImpl::Sim(e)) => e.record(s),
+            _ => Err(mixed("event record")),
+        }
+    }
+
+    /// Records a fresh event after everything enqueued so far.
+    pub fn record_new(&self) -> Result<Arc<EventImpl>> {
+        let e = self.new_event(false)?;
+        self.record(&e)?;
+        Ok(Arc::new(e))
+    }
+
+    pub fn wait(&self, event: &EventImpl) -> Result<()> {
+        match (&self.imp, event) {
+            (StreamImpl::Cuda(s), EventImpl::Cuda(e)) => s.wait_event(e),
+            (StreamImpl::Sim(s), EventImpl::Sim(e)) => e.wait_on(s),
+            _ => Err(mixed("stream wait event")),
+        }
+    }
+
+    pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
+        match &self.imp {
+            StreamImpl::Cuda(s) => s.synchronize(timeout),
+            StreamImpl::Sim(s) => s.synchronize(timeout),
+        }
+    }
+
+    pub fn launch_host_fn(&self, f: Box<dyn FnOnce() + Send>) -> Result<()> {
+        match &self.imp {
+            StreamImpl::Cuda(s) => s.launch_host_fn(f),
+            StreamImpl::Sim(s) => s.submit(Box::new(move || {
+                f();
+                Ok(())
+            })),
+        }
+    }
+}
+
+fn mixed(op: &'static str) -> Error {
+    Error::InvalidArgument {
+        op,
+        reason: "objects of the cuda and the sim driver cannot be mixed".into(),
+    }
+}
+
+/// Options for [`Stream::with_options`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamOptions {
+    /// Do not synchronise with the legacy default stream (`CU_STREAM_NON_BLOCKING`).
+    pub non_blocking: bool,
+    /// CUDA priority: 0 is the default; lower numbers are higher priorities, within
+    /// the device's range. The sim accepts any value and ignores it.
+    pub priority: i32,
+}
+
+/// An in-order queue of work on one device.
+///
+/// Work enqueued by this library on a stream first waits for conflicting work that
+/// other streams have pending on the same buffers, so no explicit waits are needed
+/// for correctness. `Stream` is cheap to clone (clones are the same stream), `Send`
+/// and `Sync`.
+///
+/// ```
+/// use nccl_safe::{Device, Stream};
+/// let stream = Stream::new(&Device::sim(0)?)?;
+/// let (tx, rx) = std::sync::mpsc::channel();
+/// stream.launch_host_fn(move || tx.send(42).unwrap())?;
+/// stream.synchronize()?;
+/// assert_eq!(rx.recv().unwrap(), 42);
+/// # Ok::<(), nccl_safe::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Stream {
+    pub(crate) inner: Arc<StreamInner>,
+}
+
+impl Stream {
+    /// A new blocking-flag, default-priority stream on `device`.
+    ///
+    /// # Errors
+    ///
+    /// A driver error creating it.
+    pub fn new(device: &Device) -> Result<Stream> {
+        Self::with_options(device, StreamOptions::default())
+    }
+
+    /// A new stream with `options`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a priority outside the device's range; a
+    /// driver error creating it.
+    pub fn with_options(device: &Device, options: StreamOptions) -> Result<Stream> {
+        let imp = match &device.inner.imp {
+            DeviceImpl::Cuda(d) => StreamImpl::Cuda(CudaStream::new(
+                d.clone(),
+                options.non_blocking,
+                options.priority,
+            )?),
+            DeviceImpl::Sim(d) => StreamImpl::Sim(SimStream::new(d.clone())?),
+        };
+        Ok(Stream {
+            inner: Arc::new(StreamInner {
+                device: Some(device.clone()),
+                imp,
+                id: next_stream_id(),
+            }),
+        })
+    }
+
+    /// Wraps a CUDA stream created elsewhere (by another library). The stream is
+    /// borrowed: dropping the `Stream` does not destroy it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] on a sim device.
+    ///
+    /// # Safety
+    ///
+    /// `raw` must be a valid stream of `device`'s primary context, and must outlive
+    /// the returned `Stream`, its clones, and all work enqueued through them.
+    pub unsafe fn from_raw(device: &Device, raw: sys::CUstream) -> Result<Stream> {
+        match &device.inner.imp {
+            DeviceImpl::Cuda(d) => {
+                // SAFETY: the caller guarantees `raw`'s validity and lifetime.
+                let imp = StreamImpl::Cuda(unsafe { CudaStream::borrowed(d.clone(), raw) });
+                Ok(Stream {
+                    inner: Arc::new(StreamInner {
+                        device: Some(device.clone()),
+                        imp,
+                        id: next_stream_id(),
+                    }),
+                })
+            }
+            DeviceImpl::Sim(_) => Err(Error::Unsupported {
+                driver: DriverKind::Sim,
+                what: "wrapping a raw CUDA stream",
+            }),
+        }
+    }
+
+    /// The raw `CUstream` for interop with other CUDA libraries; `None` on the sim.
+    /// Work enqueued on it directly is not tracked by this library's buffers.
+    pub fn as_raw(&self) -> Option<sys::CUstream> {
+        match &self.inner.imp {
+            StreamImpl::Cuda(s) => Some(s.raw),
+            StreamImpl::Sim(_) => None,
+        }
+    }
+
+    /// The device this stream runs on.
+    pub fn device(&self) -> &Device {
+        self.inner
+            .device
+            .as_ref()
+            .expect("user streams always carry their device")
+    }
+
+    /// Blocks the calling thread until all work enqueued so far has completed.
+    ///
+    /// # Errors
+    ///
+    /// An error of the work itself (CUDA's sticky errors; the sim's failed accesses).
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner.synchronize(None)
+    }
+
+    /// As [`Stream::synchronize`], giving up after `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Timeout`] when the work has not completed in time (it stays
+    /// enqueued); errors of the work itself.
+    pub fn synchronize_timeout(&self, timeout: Duration) -> Result<()> {
+        self.inner.synchronize(Some(timeout))
+    }
+
+    /// Whether all work enqueued so far has completed. Never blocks.
+    ///
+    /// # Errors
+    ///
+    /// An error of the work itself.
+    pub fn query(&self) -> Result<bool> {
+        match &self.inner.imp {
+            StreamImpl::Cuda(s) => s.query(),
+            StreamImpl::Sim(s) => s.query(),
+        }
+    }
+
+    /// Runs `f` on a driver thread once all work enqueued before it has completed;
+    /// later work waits for `f`. `f` must not call into this library's stream
+    /// operations (CUDA forbids driver calls from host functions). A panic in `f` is
+    /// contained.
+    ///
+    /// # Errors
+    ///
+    /// A driver error enqueueing it.
+    pub fn launch_host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        self.inner.launch_host_fn(Box::new(f))
+    }
+
+    /// Records a new event after all work enqueued so far.
+    ///
+    /// # Errors
+    ///
+    /// A driver error.
+    pub fn record_event(&self) -> Result<Event> {
+        let event = Event::new(self.device(), false)?;
+        event.record(self)?;
+        Ok(event)
+    }
+
+    /// Makes all later work on this stream wait for `event`'s most recent record.
+    /// Returns at once.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::WrongDevice`] for an event of another device.
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        check_same_device("stream wait event", self.device(), &event.device)?;
+        self.inner.wait(&event.imp)
+    }
+
+    /// Makes all later work on this stream wait until `gate` is opened by the host
+    /// (`cuStreamWaitValue32` on cuda). Emulates a late peer in tests on one GPU.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::WrongDevice`] for a gate of another device; a driver error (devices
+    /// without stream memory operations report `CUDA_ERROR_NOT_SUPPORTED`).
+    pub fn wait_gate(&self, gate: &Gate) -> Result<()> {
+        check_same_device("stream wait gate", self.device(), &gate.device)?;
+        match (&self.inner.imp, &gate.imp) {
+            (StreamImpl::Cuda(s), GateImpl::Cuda { alias, waits, .. }) => {
+                s.wait_value(*alias)?;
+                let after = self.inner.record_new()?;
+                waits.lock().unwrap_or_else(|e| e.into_inner()).push(after);
+                Ok(())
+            }
+            (StreamImpl::Sim(s), GateImpl::Sim(g)) => g.wait_on(s),
+            _ => Err(mixed("stream wait gate")),
+        }
+    }
+}
+
+impl fmt::Debug for Stream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Stream({} #{})", self.device(), self.inner.id)
+    }
+}
+
+pub(crate) fn check_same_device(
+    op: &'static str,
+    expected: &Device,
+    actual: &Device,
+) -> Result<()> {
+    if expected.same_as(actual) {
+        Ok(())
+    } else {
+        Err(Error::WrongDevice {
+            op,
+            expected: expected.to_string(),
+            actual: actual.to_string(),
+        })
+    }
+}
+
+/// A marker in a stream: completes when the work before its record has.
+///
+/// ```
+/// use nccl_safe::{Device, Event, Stream};
+/// let dev = Device::sim(0)?;
+/// let s = Stream::new(&dev)?;
+/// let (start, end) = (Event::new(&dev, true)?, Event::new(&dev, true)?);
+/// start.record(&s)?;
+/// s.launch_host_fn(|| std::thread::sleep(std::time::Duration::from_millis(5)))?;
+/// end.record(&s)?;
+/// end.synchronize()?;
+/// assert!(start.elapsed(&end)? >= std::time::Duration::from_millis(5));
+/// # Ok::<(), nccl_safe::Error>(())
+/// ```
+pub struct Event {
+    device: Device,
+    imp: EventImpl,
+    timing: bool,
+}
+
+impl Event {
+    /// A new event; `timing` enables [`Event::elapsed`] (CUDA events without timing
+    /// are cheaper).
+    ///
+    /// # Errors
+    ///
+    /// A driver error.
+    pub fn new(device: &Device, timing: bool) -> Result<Event> {
+        let imp = match &device.inner.imp {
+            DeviceImpl::Cuda(d) => EventImpl::Cuda(CudaEvent::new(d.clone(), timing)?),
+            DeviceImpl::Sim(_) => EventImpl::Sim(SimEvent::new()),
+        };
+        Ok(Event {
+            device: device.clone(),
+            imp,
+            timing,
+        })
+    }
+
+    /// Records the event after all work enqueued on `stream` so far.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::WrongDevice`] for a stream of another device.
+    pub fn record(&self, stream: &Stream) -> Result<()> {
+        check_same_device("event record", &self.device, stream.device())?;
+        stream.inner.record(&self.imp)
+    }
+
+    /// Whether the work before the most recent record has completed (`true` for an
+    /// event never recorded). Never blocks.
+    ///
+    /// # Errors
+    ///
+    /// A driver error.
+    pub fn query(&self) -> Result<bool> {
+        self.imp.query()
+    }
+
+    /// Blocks until the most recent record has completed.
+    ///
+    /// # Errors
+    ///
+    /// A driver error.
+    pub fn synchronize(&self) -> Result<()> {
+        self.imp.synchronize(None)
+    }
+
+    /// As [`Event::synchronize`], giving up after `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Timeout`].
+    pub fn synchronize_timeout(&self, timeout: Duration) -> Result<()> {
+        self.imp.synchronize(Some(timeout))
+    }
+
+    /// Time between this event's completion and `end`'s. Both must have timing
+    /// enabled and have completed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] without timing, for events of two devices, or for
+    /// events not completed (or completed in the other order).
+    pub fn elapsed(&self, end: &Event) -> Result<Duration> {
+        if !self.timing || !end.timing {
+            return Err(Error::InvalidArgument {
+                op: "event elapsed",
+                reason: "both events need timing enabled (Event::new(device, true))".into(),
+            });
+        }
+        check_same_device("event elapsed", &self.device, &end.device)?;
+        match (&self.imp, &end.imp) {
+            (EventImpl::Cuda(a), EventImpl::Cuda(b)) => {
+                let ms = a.elapsed_ms(b)?;
+                Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1000.0))
+            }
+            (EventImpl::Sim(a), EventImpl::Sim(b)) => match (a.completed_at(), b.completed_at()) {
+                (Some(x), Some(y)) if y >= x => Ok(y - x),
+                (Some(_), Some(_)) => Err(Error::InvalidArgument {
+                    op: "event elapsed",
+                    reason: "the end event completed before the start event".into(),
+                }),
+                _ => Err(Error::InvalidArgument {
+                    op: "event elapsed",
+                    reason: "both events must be recorded and completed".into(),
+                }),
+            },
+            _ => Err(mixed("event elapsed")),
+        }
+    }
+
+    /// The device of this event.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+}
+
+impl fmt::Debug for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Event({})", self.device)
+    }
+}
+
+enum GateImpl {
+    Cuda {
+        host: std::mem::ManuallyDrop<PinnedHost>,
+        alias: u64,
+        /// Events recorded right after each wait, so that the flag is freed only when
+        /// no stream can still read it.
+        waits: std::sync::Mutex<Vec<Arc<EventImpl>>>,
+    },
+    Sim(SimGate),
+}
+
+/// A flag the host opens and streams can wait on ([`Stream::wait_gate`]): holds a
+/// stream back until the host says so. On one GPU it emulates a peer that arrives
+/// late. Dropping a gate opens it, so nothing waits forever.
+///
+/// ```
+/// use nccl_safe::{Device, Gate, Stream};
+/// let dev = Device::sim(0)?;
+/// let (s, gate) = (Stream::new(&dev)?, Gate::new(&dev)?);
+/// s.wait_gate(&gate)?;
+/// assert!(!s.query()?);   // held back
+/// gate.open();
+/// s.synchronize()?;
+/// # Ok::<(), nccl_safe::Error>(())
+/// ```
+pub struct Gate {
+    device: Device,
+    imp: GateImpl,
+}
+
+impl Gate {
+    /// A closed gate on `device`.
+    ///
+    /// # Errors
+    ///
+    /// A driver error allocating the flag.
+    pub fn new(device: &Device) -> Result<Gate> {
+        let imp = match &device.inner.imp {
+            DeviceImpl::Cuda(d) => {
+                let host = PinnedHost::new(d.clone(), 4)?;
+                let alias = host.device_alias()?;
+                GateImpl::Cuda {
+                    host: std::mem::ManuallyDrop::new(host),
+                    alias,
+                    waits: Default::default(),
+                }
+            }
+            DeviceImpl::Sim(_) => GateImpl::Sim(SimGate::new()),
+        };
+        Ok(Gate {
+            device: device.clone(),
+            imp,
+        })
+    }
+
+    /// Opens the gate: waiting streams proceed. Idempotent.
+    pub fn open(&self) {
+        match &self.imp {
+            GateImpl::Cuda { host, .. } => {
+                // SAFETY: the flag is 4 bytes of live pinned memory, aligned; the GPU
+                // reads it with stream memory operations, so a volatile store is the
+                // documented way to release it.
+                unsafe { std::ptr::write_volatile(host.ptr.cast::<u32>(), 1) };
+                std::sync::atomic::fence(Ordering::SeqCst);
+            }
+            GateImpl::Sim(g) => g.open(),
+        }
+    }
+
+    /// Whether [`Gate::open`] was called.
+    pub fn is_open(&self) -> bool {
+        match &self.imp {
+            GateImpl::Cuda { host, .. } => {
+                // SAFETY: as in `open`; a volatile load of the flag.
+                let flag = unsafe { std::ptr::read_volatile(host.ptr.cast::<u32>()) };
+                flag != 0
+            }
+            GateImpl::Sim(g) => g.is_open(),
+        }
+    }
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        self.open();
+        if let GateImpl::Cuda { host, waits, .. } = &mut self.imp {
+            // Free the flag only once every stream that waited on it is past the wait;
+            // a stream still held up by other work keeps it (4 bytes leak) rather than
+            // have the page freed under it. Never blocks for long.
+            let waits = std::mem::take(waits.get_mut().unwrap_or_else(|e| e.into_inner()));
+            let passed = waits
+                .iter()
+                .all(|e| e.synchronize(Some(Duration::from_millis(100))).is_ok());
+            if passed {
+                // SAFETY: taken once, here, in drop.
+                drop(unsafe { std::mem::ManuallyDrop::take(host) });
+            } else {
+                log::warn!(
+                    "{}: a stream is still behind a dropped gate; its flag is leaked",
+                    self.device
+                );
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Gate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Gate({}, open: {})", self.device, self.is_open())
+    }
+}

@@ -458,7 +458,7 @@ fn sim_reports_bad_addresses_on_the_stream_instead_of_crashing() {
     // SAFETY: only used for the deliberately bad copy below.
     let ptr = unsafe { buf.as_view().device_ptr() };
     let mut host = HostBuffer::<u8>::new(&d.dev, 64).unwrap();
-    // SAFETY (deliberately violated): reads 64 bytes of a 16-byte allocation. The sim
+    // SAFETY: deliberately violated: reads 64 bytes of a 16-byte allocation; the sim
     // must turn it into an error.
     unsafe { host.copy_from_device_raw(&s, ptr).unwrap() };
     let e = expect_err(s.synchronize(), "out-of-bounds raw read");

@@ -341,17 +341,23 @@ pub(crate) struct SimStream {
 
 impl SimStream {
     pub fn new(device: Arc<SimDevice>) -> Result<SimStream> {
-        let platform = platform()?;
+        let c = &platform()?.config;
+        Self::with_settings(device, c.queue_depth, c.seed, c.jitter)
+    }
+
+    pub fn with_settings(
+        device: Arc<SimDevice>,
+        depth: usize,
+        seed: u64,
+        jitter: bool,
+    ) -> Result<SimStream> {
         let index = device.next_stream.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = sync_channel::<Task>(platform.config.queue_depth);
+        let (tx, rx) = sync_channel::<Task>(depth);
         let state = Arc::new(StreamState {
             progress: Mutex::new(Progress::default()),
             done: Condvar::new(),
         });
-        let seed = platform.config.seed
-            ^ (device.ordinal as u64) << 48
-            ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let jitter = platform.config.jitter;
+        let seed = seed ^ (device.ordinal as u64) << 48 ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let worker_state = state.clone();
         std::thread::Builder::new()
             .name(format!("sim{}-stream{index}", device.ordinal))
@@ -659,6 +665,37 @@ mod tests {
         let err = dev.read(other, &mut out).unwrap_err();
         assert!(err.contains("belongs to sim device 5"), "{err}");
         assert_eq!(dev.used(), 100);
+    }
+
+    #[test]
+    fn a_full_launch_queue_blocks_the_host_until_the_stream_drains() {
+        let dev = Arc::new(SimDevice::new(0, 1 << 20));
+        let stream = Arc::new(SimStream::with_settings(dev, 2, 1, true).unwrap());
+        let gate = SimGate::new();
+        gate.wait_on(&stream).unwrap(); // the worker takes this and blocks on it
+        let (tx, rx) = std::sync::mpsc::channel();
+        let submitter = {
+            let stream = stream.clone();
+            std::thread::spawn(move || {
+                for i in 0..6 {
+                    stream.submit(Box::new(|| Ok(()))).unwrap();
+                    tx.send(i).unwrap();
+                }
+            })
+        };
+        // Two tasks fit in the queue (a third may sit in the worker's hands at most
+        // transiently); the submitter must then block until the gate opens.
+        let mut accepted = Vec::new();
+        while let Ok(i) = rx.recv_timeout(Duration::from_millis(200)) {
+            accepted.push(i);
+        }
+        assert!(
+            accepted.len() <= 3,
+            "the host was not held back: {accepted:?}"
+        );
+        gate.open();
+        submitter.join().unwrap();
+        stream.synchronize(Some(Duration::from_secs(20))).unwrap();
     }
 
     #[test]

@@ -42,21 +42,9 @@ fn op() -> impl Strategy<Value = Op> {
     let at = (any::<u16>(), any::<u16>());
     let s = 0..STREAMS;
     prop_oneof![
-        (at.clone(), -50i32..50, s.clone()).prop_map(|(at, value, stream)| Op::Fill {
-            at,
-            value,
-            stream
-        }),
-        (at.clone(), -50i32..50, s.clone()).prop_map(|(at, value, stream)| Op::Add {
-            at,
-            value,
-            stream
-        }),
-        (at.clone(), -3i32..4, s.clone()).prop_map(|(at, value, stream)| Op::Scale {
-            at,
-            value,
-            stream
-        }),
+        (at, -50i32..50, s.clone()).prop_map(|(at, value, stream)| Op::Fill { at, value, stream }),
+        (at, -50i32..50, s.clone()).prop_map(|(at, value, stream)| Op::Add { at, value, stream }),
+        (at, -3i32..4, s.clone()).prop_map(|(at, value, stream)| Op::Scale { at, value, stream }),
         (any::<u16>(), any::<u16>(), any::<bool>(), s.clone()).prop_map(
             |(mid, len, left_to_right, stream)| Op::Copy {
                 mid,

@@ -64,9 +64,13 @@ impl Tracker {
 
     fn add(&mut self, range: Range<usize>, write: bool, stream: u64, event: Arc<EventImpl>) {
         // An earlier access of the same stream inside the new range completes before
-        // the new one: waiting for the new one covers it.
+        // the new one, so waiting for the new one covers it, unless the earlier one
+        // wrote and the new one only reads: readers on other streams do not wait for
+        // reads, so that write must stay visible.
         self.accesses.retain(|a| {
-            !(a.stream == stream && a.range.start >= range.start && a.range.end <= range.end)
+            let covered =
+                a.stream == stream && a.range.start >= range.start && a.range.end <= range.end;
+            !(covered && (write || !a.write))
         });
         self.accesses.push(Access {
             range,

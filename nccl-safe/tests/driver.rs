@@ -11,6 +11,7 @@ use nccl_safe::{DataType, DeviceBuffer, Error, Event, Gate, HostBuffer, Stream, 
 on_both_drivers!(
     write_on_one_stream_is_seen_by_a_read_on_another,
     read_on_one_stream_is_not_overwritten_by_a_later_write_on_another,
+    a_read_on_the_writing_stream_does_not_hide_the_write_from_other_readers,
     independent_halves_run_concurrently,
     dropping_a_buffer_with_pending_work_does_not_block_and_the_work_completes,
     async_copy_to_host_arrives_after_the_producer,
@@ -58,6 +59,26 @@ mod bodies {
             "read saw the old values"
         );
         assert!(buf.to_vec(&b).unwrap().iter().all(|&x| x == 5));
+    }
+
+    pub fn a_read_on_the_writing_stream_does_not_hide_the_write_from_other_readers(d: &Devices) {
+        // Found by the property test: a later read on the writer's own stream must
+        // not replace the pending write in the tracker.
+        let (a, b) = (Stream::new(&d.dev).unwrap(), Stream::new(&d.dev).unwrap());
+        let gate = Gate::new(&d.dev).unwrap();
+        let mut buf = DeviceBuffer::<i32>::zeroed(&a, 8).unwrap();
+        a.synchronize().unwrap();
+        a.wait_gate(&gate).unwrap();
+        buf.view_mut(2..4).unwrap().fill(&a, 3).unwrap();
+        let mut on_a = HostBuffer::new(&d.dev, 8).unwrap();
+        buf.as_view().copy_to_host_async(&a, &mut on_a).unwrap();
+        let mut on_b = HostBuffer::new(&d.dev, 8).unwrap();
+        buf.as_view().copy_to_host_async(&b, &mut on_b).unwrap();
+        assert_held(&b, "the read on b waits for the write on a");
+        gate.open();
+        let expect = vec![0, 0, 3, 3, 0, 0, 0, 0];
+        assert_eq!(on_a.to_vec().unwrap(), expect);
+        assert_eq!(on_b.to_vec().unwrap(), expect);
     }
 
     pub fn independent_halves_run_concurrently(d: &Devices) {

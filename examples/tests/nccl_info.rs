@@ -38,6 +38,16 @@ fn prints_header_and_loaded_versions_and_the_driver_status() {
             assert!(stdout.contains("libcuda.so.1"), "{stdout}");
         }
     }
+    if let Ok(choice) = nccl_safe::selected_driver() {
+        assert!(
+            stdout.contains(&format!("Driver:       {} (", choice.kind)),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains(&format!("Device 0:     {}:0", choice.kind)),
+            "{stdout}"
+        );
+    }
 }
 
 #[test]

@@ -40,7 +40,11 @@ pub(crate) struct CudaDevice {
     pub ordinal: usize,
     pub dev: sys::CUdevice,
     ctx: sys::CUcontext,
-    kernels: OnceLock<Result<Kernels>>,
+    kernels: OnceLock<Kernels>,
+    /// Freed pinned blocks by capacity, reused instead of returned to the driver:
+    /// freeing page-locked memory can synchronise the whole context, which would
+    /// block the host behind any pending (or gated) work. Freed with the device.
+    pinned_cache: std::sync::Mutex<std::collections::HashMap<usize, Vec<usize>>>,
 }
 
 // SAFETY: a primary context may be made current and used on any thread; the handles
@@ -70,13 +74,19 @@ impl CudaDevice {
         check_cuda("cuDevicePrimaryCtxRetain", unsafe {
             lib.cuDevicePrimaryCtxRetain(&mut ctx, dev)?
         })?;
-        Ok(CudaDevice {
+        let device = CudaDevice {
             lib,
             ordinal,
             dev,
             ctx,
             kernels: OnceLock::new(),
-        })
+            pinned_cache: Default::default(),
+        };
+        // Load the built-in kernels now: loading a module later, while some stream
+        // is held back by a gate or a late peer, could synchronise the context.
+        let kernels = Kernels::load(&device)?;
+        let _ = device.kernels.set(kernels);
+        Ok(device)
     }
 
     /// Makes the primary context current on this thread (cheap when it already is).
@@ -109,15 +119,27 @@ impl CudaDevice {
     }
 
     fn kernels(&self) -> Result<&Kernels> {
-        self.kernels
-            .get_or_init(|| Kernels::load(self))
-            .as_ref()
-            .map_err(Clone::clone)
+        self.kernels.get().ok_or(Error::InvalidArgument {
+            op: "kernel launch",
+            reason: "the built-in kernels were not loaded".into(),
+        })
     }
 }
 
 impl Drop for CudaDevice {
     fn drop(&mut self) {
+        let cache = std::mem::take(
+            self.pinned_cache
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        if self.bind().is_ok() {
+            for ptr in cache.into_values().flatten() {
+                // SAFETY: cached blocks came from cuMemHostAlloc and are no longer
+                // used by anyone (they were returned after their copies completed).
+                let _ = unsafe { self.lib.cuMemFreeHost(ptr as *mut c_void) };
+            }
+        }
         // SAFETY: releases the retain taken in `open`; errors cannot be reported.
         let _ = unsafe { self.lib.cuDevicePrimaryCtxRelease_v2(self.dev) };
     }
@@ -553,6 +575,7 @@ impl Drop for CudaEvent {
 pub(crate) struct PinnedHost {
     pub device: Arc<CudaDevice>,
     pub ptr: *mut u8,
+    capacity: usize,
 }
 
 // SAFETY: plain host memory; access is coordinated by the owner's events.
@@ -562,18 +585,33 @@ unsafe impl Sync for PinnedHost {}
 
 impl PinnedHost {
     pub fn new(device: Arc<CudaDevice>, bytes: usize) -> Result<PinnedHost> {
-        device.bind()?;
-        let mut p = ptr::null_mut();
-        let flags = sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP;
-        // SAFETY: writes one pointer to `bytes` (at least 1) of pinned memory.
-        check_cuda("cuMemHostAlloc", unsafe {
-            device.lib.cuMemHostAlloc(&mut p, bytes.max(1), flags)?
-        })?;
-        // SAFETY: fresh memory of that size; zeroed so reads before any copy are defined.
-        unsafe { ptr::write_bytes(p.cast::<u8>(), 0, bytes.max(1)) };
+        let capacity = bytes.max(4096).next_power_of_two();
+        let cached = device
+            .pinned_cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_mut(&capacity)
+            .and_then(Vec::pop);
+        let p = match cached {
+            Some(p) => p as *mut c_void,
+            None => {
+                device.bind()?;
+                let mut p = ptr::null_mut();
+                let flags = sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP;
+                // SAFETY: writes one pointer to `capacity` bytes of pinned memory.
+                check_cuda("cuMemHostAlloc", unsafe {
+                    device.lib.cuMemHostAlloc(&mut p, capacity, flags)?
+                })?;
+                p
+            }
+        };
+        // SAFETY: `capacity` bytes owned by this block; zeroed so that reads before
+        // any copy are defined.
+        unsafe { ptr::write_bytes(p.cast::<u8>(), 0, capacity) };
         Ok(PinnedHost {
             device,
             ptr: p.cast(),
+            capacity,
         })
     }
 
@@ -592,11 +630,17 @@ impl PinnedHost {
 
 impl Drop for PinnedHost {
     fn drop(&mut self) {
-        if self.device.bind().is_ok() {
-            // SAFETY: allocated by cuMemHostAlloc, freed once; owners drop it only
-            // after their pending copies completed.
-            let _ = unsafe { self.device.lib.cuMemFreeHost(self.ptr.cast()) };
-        }
+        // Owners drop a block only after its pending copies completed; it goes back
+        // to the device's cache (see `CudaDevice::pinned_cache`).
+        let mut cache = self
+            .device
+            .pinned_cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(self.capacity)
+            .or_default()
+            .push(self.ptr as usize);
     }
 }
 

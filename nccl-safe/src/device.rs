@@ -91,7 +91,11 @@ pub(crate) fn select_with(setting: Option<&str>, probe: &Probe) -> Result<Driver
                 reason: format!(
                     "NCCL_RS_DRIVER=auto: no CUDA driver library loads and no /dev/nvidia* exists, \
                      so the sim driver runs ({})",
-                    e.lines().next().unwrap_or_default()
+                    e.lines()
+                        .nth(1)
+                        .or_else(|| e.lines().next())
+                        .unwrap_or_default()
+                        .trim()
                 ),
             }),
             (Err(e), false) => Err(Error::DriverChoice {

@@ -1,5 +1,6 @@
 //! Prints what this build and this machine provide: the NCCL header the bindings came
-//! from, the libnccl loaded at run time, and whether a CUDA driver was found.
+//! from, the libnccl loaded at run time, whether a CUDA driver was found, and which
+//! driver (`cuda` or `sim`) `NCCL_RS_DRIVER` selects.
 //!
 //! Exits with status 1 when libnccl cannot be loaded (the message lists every place
 //! tried); a missing CUDA driver is reported but is not an error: the sim driver
@@ -70,6 +71,20 @@ fn main() -> ExitCode {
             }
         }
         (Err(e), Ok(_)) => println!("CUDA driver:  not found: {e}"),
+    }
+    match nccl_safe::selected_driver() {
+        Ok(choice) => {
+            println!("Driver:       {} ({})", choice.kind, choice.reason);
+            match nccl_safe::Device::from_env(0) {
+                Ok(dev) => println!(
+                    "Device 0:     {dev}, {}, {} MiB",
+                    dev.name().unwrap_or_else(|e| e.to_string()),
+                    dev.total_memory().map(|b| b >> 20).unwrap_or(0)
+                ),
+                Err(e) => println!("Device 0:     unavailable: {e}"),
+            }
+        }
+        Err(e) => println!("Driver:       none: {e}"),
     }
     if nccl_ok {
         ExitCode::SUCCESS

@@ -134,16 +134,18 @@ pub trait DataType:
     fn to_f64(self) -> f64;
 }
 
-macro_rules! int_type {
-    ($t:ty, $d:ident) => {
+/// A plain numeric `DataType`: `$add` and `$mul` name the arithmetic (wrapping for
+/// integers, IEEE for floats).
+macro_rules! numeric_type {
+    ($t:ty, $d:ident, $add:path, $mul:path) => {
         impl sealed::Sealed for $t {}
         impl DataType for $t {
             const DTYPE: DType = DType::$d;
             fn add(self, rhs: Self) -> Self {
-                self.wrapping_add(rhs)
+                $add(self, rhs)
             }
             fn mul(self, rhs: Self) -> Self {
-                self.wrapping_mul(rhs)
+                $mul(self, rhs)
             }
             fn write_le(self, out: &mut [u8]) {
                 out.copy_from_slice(&self.to_le_bytes());
@@ -163,43 +165,14 @@ macro_rules! int_type {
     };
 }
 
-macro_rules! float_type {
-    ($t:ty, $d:ident) => {
-        impl sealed::Sealed for $t {}
-        impl DataType for $t {
-            const DTYPE: DType = DType::$d;
-            fn add(self, rhs: Self) -> Self {
-                self + rhs
-            }
-            fn mul(self, rhs: Self) -> Self {
-                self * rhs
-            }
-            fn write_le(self, out: &mut [u8]) {
-                out.copy_from_slice(&self.to_le_bytes());
-            }
-            fn read_le(bytes: &[u8]) -> Self {
-                let mut a = [0u8; std::mem::size_of::<$t>()];
-                a.copy_from_slice(bytes);
-                <$t>::from_le_bytes(a)
-            }
-            fn from_i64(v: i64) -> Self {
-                v as $t
-            }
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
-        }
-    };
-}
-
-int_type!(i8, I8);
-int_type!(u8, U8);
-int_type!(i32, I32);
-int_type!(u32, U32);
-int_type!(i64, I64);
-int_type!(u64, U64);
-float_type!(f32, F32);
-float_type!(f64, F64);
+numeric_type!(i8, I8, i8::wrapping_add, i8::wrapping_mul);
+numeric_type!(u8, U8, u8::wrapping_add, u8::wrapping_mul);
+numeric_type!(i32, I32, i32::wrapping_add, i32::wrapping_mul);
+numeric_type!(u32, U32, u32::wrapping_add, u32::wrapping_mul);
+numeric_type!(i64, I64, i64::wrapping_add, i64::wrapping_mul);
+numeric_type!(u64, U64, u64::wrapping_add, u64::wrapping_mul);
+numeric_type!(f32, F32, std::ops::Add::add, std::ops::Mul::mul);
+numeric_type!(f64, F64, std::ops::Add::add, std::ops::Mul::mul);
 
 #[cfg(feature = "half")]
 macro_rules! half_type {
@@ -267,6 +240,12 @@ mod tests {
         assert_eq!(DType::ALL.len(), 10);
         let codes: std::collections::HashSet<_> = DType::ALL.iter().map(|d| d.to_nccl()).collect();
         assert_eq!(codes.len(), 10, "distinct NCCL codes");
+    }
+
+    #[test]
+    fn float_math_is_ieee() {
+        assert_eq!(DataType::add(1.5f32, 2.25), 3.75);
+        assert_eq!(DataType::mul(-3.0f64, 0.5), -1.5);
     }
 
     #[test]

@@ -317,6 +317,35 @@ fn write_lock<T>(m: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     m.write().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Waits on `cv` until `done(&guard)` holds, or `timeout` passes (`None`: forever).
+fn wait_until<'a, T>(
+    cv: &Condvar,
+    mut guard: std::sync::MutexGuard<'a, T>,
+    timeout: Option<Duration>,
+    op: &'static str,
+    done: impl Fn(&T) -> bool,
+) -> Result<std::sync::MutexGuard<'a, T>> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    while !done(&guard) {
+        guard = match deadline {
+            None => cv.wait(guard).unwrap_or_else(|e| e.into_inner()),
+            Some(d) => {
+                let now = Instant::now();
+                if now >= d {
+                    return Err(Error::Timeout {
+                        op,
+                        waited: timeout.unwrap_or_default(),
+                    });
+                }
+                cv.wait_timeout(guard, d - now)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
+            }
+        };
+    }
+    Ok(guard)
+}
+
 /// What a stream worker runs. An `Err` becomes the stream's sticky error.
 pub(crate) type Task = Box<dyn FnOnce() -> std::result::Result<(), String> + Send>;
 
@@ -401,28 +430,11 @@ impl SimStream {
 
     /// Waits until everything submitted before the call has run.
     pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
-        let deadline = timeout.map(|t| Instant::now() + t);
-        let mut p = lock(&self.state.progress);
+        let p = lock(&self.state.progress);
         let target = p.submitted;
-        while p.completed < target {
-            p = match deadline {
-                None => self.state.done.wait(p).unwrap_or_else(|e| e.into_inner()),
-                Some(d) => {
-                    let now = Instant::now();
-                    if now >= d {
-                        return Err(Error::Timeout {
-                            op: "stream synchronize",
-                            waited: timeout.unwrap_or_default(),
-                        });
-                    }
-                    self.state
-                        .done
-                        .wait_timeout(p, d - now)
-                        .unwrap_or_else(|e| e.into_inner())
-                        .0
-                }
-            };
-        }
+        let p = wait_until(&self.state.done, p, timeout, "stream synchronize", |p| {
+            p.completed >= target
+        })?;
         Self::take_error(&p, "stream synchronize")
     }
 }
@@ -511,28 +523,11 @@ impl SimEvent {
     }
 
     pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
-        let deadline = timeout.map(|t| Instant::now() + t);
-        let mut p = lock(&self.state.0);
+        let p = lock(&self.state.0);
         let target = p.recorded;
-        while p.completed < target {
-            p = match deadline {
-                None => self.state.1.wait(p).unwrap_or_else(|e| e.into_inner()),
-                Some(d) => {
-                    let now = Instant::now();
-                    if now >= d {
-                        return Err(Error::Timeout {
-                            op: "event synchronize",
-                            waited: timeout.unwrap_or_default(),
-                        });
-                    }
-                    self.state
-                        .1
-                        .wait_timeout(p, d - now)
-                        .unwrap_or_else(|e| e.into_inner())
-                        .0
-                }
-            };
-        }
+        let _guard = wait_until(&self.state.1, p, timeout, "event synchronize", |p| {
+            p.completed >= target
+        })?;
         Ok(())
     }
 

@@ -393,6 +393,7 @@ mod bodies {
         );
         assert!(end.query().unwrap(), "never recorded counts as complete");
         start.record(&s).unwrap();
+        start.synchronize().unwrap(); // completes before the timeout below starts
         s.wait_gate(&gate).unwrap();
         end.record(&s).unwrap();
         assert!(!end.query().unwrap());

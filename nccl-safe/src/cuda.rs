@@ -711,7 +711,6 @@ impl Kernels {
 mod tests {
     use super::*;
 
-    #[cfg(feature = "half")]
     #[test]
     fn half_widening_is_exact() {
         for v in [0.0f32, 1.0, -2.5, 65504.0, 6.1035156e-5, 5.9604645e-8] {

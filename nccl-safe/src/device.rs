@@ -142,6 +142,9 @@ pub(crate) enum DeviceImpl {
 
 pub(crate) struct DeviceInner {
     pub imp: DeviceImpl,
+    /// Serialises every NCCL call on this device (NCCL: one thread at a time per
+    /// device, for all its communicators).
+    nccl: Mutex<()>,
     /// The internal stream that orders allocations and frees.
     internal: OnceLock<Result<Arc<crate::stream::StreamInner>>>,
 }
@@ -223,6 +226,7 @@ impl Device {
         };
         let inner = Arc::new(DeviceInner {
             imp,
+            nccl: Mutex::new(()),
             internal: OnceLock::new(),
         });
         map.insert((driver, ordinal), Arc::downgrade(&inner));
@@ -308,6 +312,11 @@ impl Device {
                 Ok(Arc::new(crate::stream::StreamInner::detached(imp)))
             })
             .clone()
+    }
+
+    /// Holds the device's NCCL lock (Decision 7).
+    pub(crate) fn nccl_lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.inner.nccl.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub(crate) fn same_as(&self, other: &Device) -> bool {

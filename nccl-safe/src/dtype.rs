@@ -104,13 +104,13 @@ mod sealed {
 }
 
 /// A type that device buffers hold and NCCL reduces: `i8 u8 i32 u32 i64 u64 f32 f64`,
-/// and `half::f16` / `half::bf16` with the `half` feature (on by default). Sealed:
+/// and `half::f16` / `half::bf16` (re-exported as `nccl_safe::half`). Sealed:
 /// every implementation must match an NCCL type bit for bit. There is no `char`.
 ///
 /// The arithmetic methods define what the elementwise ops compute, on every driver:
 /// integers wrap, floats round to nearest even.
 pub trait DataType:
-    sealed::Sealed + Copy + Default + PartialEq + fmt::Debug + Send + Sync + 'static
+    sealed::Sealed + Copy + Default + PartialEq + PartialOrd + fmt::Debug + Send + Sync + 'static
 {
     /// The run-time tag of this type.
     const DTYPE: DType;
@@ -120,6 +120,10 @@ pub trait DataType:
 
     /// `self * rhs` as the elementwise ops compute it.
     fn mul(self, rhs: Self) -> Self;
+
+    /// `self / n`, as NCCL's `Avg` finishes integer sums (truncating); floats
+    /// multiply by `1/n`.
+    fn div_count(self, n: usize) -> Self;
 
     /// Little-endian bytes of the value (`DTYPE.size()` of them).
     fn write_le(self, out: &mut [u8]);
@@ -137,7 +141,7 @@ pub trait DataType:
 /// A plain numeric `DataType`: `$add` and `$mul` name the arithmetic (wrapping for
 /// integers, IEEE for floats).
 macro_rules! numeric_type {
-    ($t:ty, $d:ident, $add:path, $mul:path) => {
+    ($t:ty, $d:ident, $add:path, $mul:path, $div:expr) => {
         impl sealed::Sealed for $t {}
         impl DataType for $t {
             const DTYPE: DType = DType::$d;
@@ -146,6 +150,10 @@ macro_rules! numeric_type {
             }
             fn mul(self, rhs: Self) -> Self {
                 $mul(self, rhs)
+            }
+            fn div_count(self, n: usize) -> Self {
+                let div: fn($t, usize) -> $t = $div;
+                div(self, n)
             }
             fn write_le(self, out: &mut [u8]) {
                 out.copy_from_slice(&self.to_le_bytes());
@@ -165,16 +173,23 @@ macro_rules! numeric_type {
     };
 }
 
-numeric_type!(i8, I8, i8::wrapping_add, i8::wrapping_mul);
-numeric_type!(u8, U8, u8::wrapping_add, u8::wrapping_mul);
-numeric_type!(i32, I32, i32::wrapping_add, i32::wrapping_mul);
-numeric_type!(u32, U32, u32::wrapping_add, u32::wrapping_mul);
-numeric_type!(i64, I64, i64::wrapping_add, i64::wrapping_mul);
-numeric_type!(u64, U64, u64::wrapping_add, u64::wrapping_mul);
-numeric_type!(f32, F32, std::ops::Add::add, std::ops::Mul::mul);
-numeric_type!(f64, F64, std::ops::Add::add, std::ops::Mul::mul);
+numeric_type!(i8, I8, i8::wrapping_add, i8::wrapping_mul, |x, n| x
+    .wrapping_div(n as i8));
+numeric_type!(u8, U8, u8::wrapping_add, u8::wrapping_mul, |x, n| x
+    .wrapping_div(n as u8));
+numeric_type!(i32, I32, i32::wrapping_add, i32::wrapping_mul, |x, n| x
+    .wrapping_div(n as i32));
+numeric_type!(u32, U32, u32::wrapping_add, u32::wrapping_mul, |x, n| x
+    .wrapping_div(n as u32));
+numeric_type!(i64, I64, i64::wrapping_add, i64::wrapping_mul, |x, n| x
+    .wrapping_div(n as i64));
+numeric_type!(u64, U64, u64::wrapping_add, u64::wrapping_mul, |x, n| x
+    .wrapping_div(n as u64));
+numeric_type!(f32, F32, std::ops::Add::add, std::ops::Mul::mul, |x, n| x
+    * (1.0 / n as f32));
+numeric_type!(f64, F64, std::ops::Add::add, std::ops::Mul::mul, |x, n| x
+    * (1.0 / n as f64));
 
-#[cfg(feature = "half")]
 macro_rules! half_type {
     ($t:ty, $d:ident) => {
         impl sealed::Sealed for $t {}
@@ -187,6 +202,9 @@ macro_rules! half_type {
             }
             fn mul(self, rhs: Self) -> Self {
                 <$t>::from_f32(self.to_f32() * rhs.to_f32())
+            }
+            fn div_count(self, n: usize) -> Self {
+                <$t>::from_f32(self.to_f32() * (1.0 / n as f32))
             }
             fn write_le(self, out: &mut [u8]) {
                 out.copy_from_slice(&self.to_le_bytes());
@@ -204,9 +222,7 @@ macro_rules! half_type {
     };
 }
 
-#[cfg(feature = "half")]
 half_type!(half::f16, F16);
-#[cfg(feature = "half")]
 half_type!(half::bf16, BF16);
 
 /// Bytes of `values` in little-endian order.
@@ -255,7 +271,6 @@ mod tests {
         assert_eq!(DataType::add(u64::MAX, 2), 1);
     }
 
-    #[cfg(feature = "half")]
     #[test]
     fn half_types_round_through_f32() {
         let a = half::f16::from_f32(1.0);

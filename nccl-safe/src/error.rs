@@ -152,6 +152,38 @@ pub enum Error {
         /// How long.
         waited: std::time::Duration,
     },
+    /// Ranks disagree: a different collective, count, type, reduction or root at the
+    /// same position, or communicators launched in different orders on shared
+    /// devices. Names both sides.
+    #[error("mismatch in {what}: {detail}")]
+    Mismatch {
+        /// Where the ranks disagree.
+        what: String,
+        /// Both sides.
+        detail: String,
+    },
+    /// A call that NCCL's usage rules forbid in this state.
+    #[error("{op}: invalid usage: {reason}")]
+    InvalidUsage {
+        /// What was being done.
+        op: &'static str,
+        /// Which rule, with the values.
+        reason: String,
+    },
+    /// The communicator was aborted (locally, or by an abort handle).
+    #[error("aborted: {what}")]
+    Aborted {
+        /// What was interrupted.
+        what: String,
+    },
+    /// Not every rank joined a communicator in time.
+    #[error("communicator init: timed out after {waited:?}; ranks {missing:?} have not joined")]
+    InitTimeout {
+        /// How long it waited.
+        waited: std::time::Duration,
+        /// Ranks that had not joined (known on the sim; empty on cuda).
+        missing: Vec<usize>,
+    },
     /// `NCCL_RS_DRIVER` could not be honoured.
     #[error("driver choice (NCCL_RS_DRIVER={setting}): {reason}")]
     DriverChoice {

@@ -25,6 +25,7 @@
 //! Versions: [`nccl_version`] (loaded library), [`nccl_header_version`],
 //! [`cuda_driver_version`].
 
+mod comm;
 mod cuda;
 mod device;
 mod dtype;
@@ -35,6 +36,10 @@ mod sim;
 mod stream;
 mod version;
 
+pub use comm::{
+    AbortHandle, AsDeviceView, AsDeviceViewMut, Communicator, Config, Group, ReduceOp, UniqueId,
+    group,
+};
 pub use device::{Device, DriverKind, DriverSelection, selected_driver};
 pub use dtype::{DType, DataType};
 pub use error::{Error, Result, ResultCode};
@@ -45,6 +50,9 @@ pub use version::{
 };
 
 pub(crate) use error::check;
+
+/// The `half` crate, whose `f16` and `bf16` are data types here.
+pub use half;
 
 /// The PTX of the built-in elementwise kernels (for inspection and for checking it
 /// with `ptxas`).

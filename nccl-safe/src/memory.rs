@@ -91,7 +91,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// One use of a tracked buffer by an operation.
-struct Use<'a> {
+pub(crate) struct Use<'a> {
     tracker: &'a Mutex<Tracker>,
     range: Range<usize>,
     write: bool,
@@ -100,13 +100,52 @@ struct Use<'a> {
     poison: Option<u64>,
 }
 
+/// A use that owns its buffer's allocation, for operations collected before they are
+/// enqueued (groups).
+pub(crate) struct OwnedUse {
+    alloc: Arc<Allocation>,
+    range: Range<usize>,
+    write: bool,
+    poison: Option<u64>,
+}
+
+impl OwnedUse {
+    pub(crate) fn borrow(&self) -> Use<'_> {
+        Use {
+            tracker: &self.alloc.tracker,
+            range: self.range.clone(),
+            write: self.write,
+            poison: self.poison,
+        }
+    }
+}
+
+impl Use<'_> {
+    pub(crate) fn owned(&self, alloc: &Arc<Allocation>) -> OwnedUse {
+        OwnedUse {
+            alloc: alloc.clone(),
+            range: self.range.clone(),
+            write: self.write,
+            poison: self.poison,
+        }
+    }
+}
+
 /// Enqueues one operation on `stream` with the tracking protocol: wait for conflicts
 /// of other streams, poison idle outputs (sim), run, record the uses.
-fn enqueue(
+pub(crate) fn enqueue(
     stream: &StreamInner,
     uses: &[Use<'_>],
     run: impl FnOnce(&StreamImpl) -> Result<()>,
 ) -> Result<()> {
+    enqueue_waits(stream, uses)?;
+    run(&stream.imp)?;
+    enqueue_record(stream, uses)
+}
+
+/// First half of [`enqueue`]: wait for conflicts of other streams, poison idle outputs
+/// (sim).
+pub(crate) fn enqueue_waits(stream: &StreamInner, uses: &[Use<'_>]) -> Result<()> {
     let mut waits: Vec<Arc<EventImpl>> = Vec::new();
     for u in uses {
         for e in lock(u.tracker).conflicts(&u.range, u.write, stream.id) {
@@ -132,7 +171,11 @@ fn enqueue(
             }
         }
     }
-    run(&stream.imp)?;
+    Ok(())
+}
+
+/// Second half of [`enqueue`]: record the operation's uses after it.
+pub(crate) fn enqueue_record(stream: &StreamInner, uses: &[Use<'_>]) -> Result<()> {
     let event = stream.record_new()?;
     for u in uses {
         lock(u.tracker).add(u.range.clone(), u.write, stream.id, event.clone());
@@ -481,11 +524,15 @@ macro_rules! view_common {
                 DevicePtr(self.addr())
             }
 
-            fn addr(&self) -> u64 {
+            pub(crate) fn allocation(&self) -> &'a Arc<Allocation> {
+                self.alloc
+            }
+
+            pub(crate) fn addr(&self) -> u64 {
                 self.alloc.ptr + (self.start * T::DTYPE.size()) as u64
             }
 
-            fn bytes(&self) -> Range<usize> {
+            pub(crate) fn bytes(&self) -> Range<usize> {
                 let size = T::DTYPE.size();
                 self.start * size..(self.start + self.len) * size
             }
@@ -511,7 +558,7 @@ view_common!(DeviceView);
 view_common!(DeviceViewMut);
 
 impl<'a, T: DataType> DeviceView<'a, T> {
-    fn read_use(&self) -> Use<'a> {
+    pub(crate) fn read_use(&self) -> Use<'a> {
         Use {
             tracker: &self.alloc.tracker,
             range: self.bytes(),
@@ -663,7 +710,7 @@ impl<'a, T: DataType> DeviceViewMut<'a, T> {
         Ok((left, right))
     }
 
-    fn write_use(&self, poison: bool) -> Use<'a> {
+    pub(crate) fn write_use(&self, poison: bool) -> Use<'a> {
         let poison = poison.then(|| self.addr());
         Use {
             tracker: &self.alloc.tracker,

@@ -1,0 +1,476 @@
+//! NCCL on the cuda driver: libnccl through nccl-sys.
+//!
+//! Every call runs under the device's NCCL lock (taken by the caller). On a
+//! non-blocking communicator a call may return `ncclInProgress`; it is polled with
+//! `ncclCommGetAsyncError` until it succeeds, fails, or the deadline passes (Decision
+//! 5), releasing nothing in between: the abort handle takes the lock between calls,
+//! not inside one.
+
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use nccl_sys as sys;
+
+use super::{Call, Config, Kind, RedOp};
+use crate::cuda::CudaStream;
+use crate::device::DeviceImpl;
+use crate::{Device, Error, Result, check};
+
+fn lib() -> Result<&'static sys::Nccl> {
+    Ok(sys::nccl()?)
+}
+
+/// A raw communicator; `None` once destroyed or aborted.
+pub(crate) struct CudaComm {
+    raw: Mutex<Option<usize>>,
+}
+
+// SAFETY: an ncclComm_t may be used from any thread; NCCL's rule that one thread at a
+// time calls into NCCL per device is kept by the device's NCCL lock, which every
+// method's caller holds.
+unsafe impl Send for CudaComm {}
+// SAFETY: as above.
+unsafe impl Sync for CudaComm {}
+
+fn bind(device: &Device) -> Result<()> {
+    match &device.inner.imp {
+        DeviceImpl::Cuda(d) => d.bind(),
+        DeviceImpl::Sim(_) => Err(Error::Unsupported {
+            driver: crate::DriverKind::Sim,
+            what: "NCCL on cuda",
+        }),
+    }
+}
+
+/// Polls `comm` until its state leaves `ncclInProgress`, under `timeout`.
+fn poll(comm: sys::ncclComm_t, timeout: Duration, op: &'static str) -> Result<()> {
+    let lib = lib()?;
+    let start = Instant::now();
+    loop {
+        let mut state = sys::ncclSuccess;
+        // SAFETY: a live communicator; writes one result code.
+        check("ncclCommGetAsyncError", unsafe {
+            lib.ncclCommGetAsyncError(comm, &mut state)?
+        })?;
+        if state != sys::ncclInProgress {
+            return check(op, state);
+        }
+        if start.elapsed() >= timeout {
+            return Err(Error::Timeout {
+                op,
+                waited: timeout,
+            });
+        }
+        std::thread::sleep(Duration::from_micros(50));
+    }
+}
+
+/// Accepts `ncclSuccess` and, on a non-blocking communicator, `ncclInProgress`.
+fn started(op: &'static str, rc: sys::ncclResult_t) -> Result<()> {
+    if rc == sys::ncclInProgress {
+        Ok(())
+    } else {
+        check(op, rc)
+    }
+}
+
+impl CudaComm {
+    fn raw(&self) -> Result<sys::ncclComm_t> {
+        match *self.raw.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(p) => Ok(p as sys::ncclComm_t),
+            None => Err(Error::InvalidUsage {
+                op: "communicator",
+                reason: "destroyed or aborted".into(),
+            }),
+        }
+    }
+
+    fn take(&self) -> Option<sys::ncclComm_t> {
+        self.raw
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .map(|p| p as sys::ncclComm_t)
+    }
+
+    pub fn init(
+        device: &Device,
+        rank: usize,
+        size: usize,
+        id: &sys::ncclUniqueId,
+        config: &Config,
+    ) -> Result<CudaComm> {
+        bind(device)?;
+        let lib = lib()?;
+        let (mut raw_config, _strings) = config.to_raw()?;
+        let mut comm: sys::ncclComm_t = ptr::null_mut();
+        // SAFETY: valid out-pointer, id and config (its strings live in `_strings`).
+        let rc = unsafe {
+            lib.ncclCommInitRankConfig(&mut comm, size as i32, *id, rank as i32, &mut raw_config)?
+        };
+        started("ncclCommInitRankConfig", rc)?;
+        Ok(CudaComm {
+            raw: Mutex::new(Some(comm as usize)),
+        })
+    }
+
+    /// One communicator per device, created in one group (non-blocking; the caller
+    /// waits for readiness).
+    pub fn init_all(
+        devices: &[Device],
+        id: &sys::ncclUniqueId,
+        config: &Config,
+    ) -> Result<Vec<CudaComm>> {
+        let lib = lib()?;
+        let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
+        let (mut raw_config, _strings) = config.to_raw()?;
+        let mut comms = Vec::with_capacity(devices.len());
+        // SAFETY: group calls have no arguments.
+        check("ncclGroupStart", unsafe { lib.ncclGroupStart()? })?;
+        for (rank, d) in devices.iter().enumerate() {
+            bind(d)?;
+            let mut comm: sys::ncclComm_t = ptr::null_mut();
+            // SAFETY: as in `init`.
+            let rc = unsafe {
+                lib.ncclCommInitRankConfig(
+                    &mut comm,
+                    devices.len() as i32,
+                    *id,
+                    rank as i32,
+                    &mut raw_config,
+                )?
+            };
+            if let Err(e) = started("ncclCommInitRankConfig", rc) {
+                // SAFETY: closes the group opened above.
+                let _ = unsafe { lib.ncclGroupEnd() };
+                return Err(e);
+            }
+            comms.push(CudaComm {
+                raw: Mutex::new(Some(comm as usize)),
+            });
+        }
+        // SAFETY: closes the group.
+        started("ncclGroupEnd", unsafe { lib.ncclGroupEnd()? })?;
+        Ok(comms)
+    }
+
+    pub fn is_ready(&self) -> Result<bool> {
+        let lib = lib()?;
+        let mut state = sys::ncclSuccess;
+        // SAFETY: a live communicator; writes one result code.
+        check("ncclCommGetAsyncError", unsafe {
+            lib.ncclCommGetAsyncError(self.raw()?, &mut state)?
+        })?;
+        if state == sys::ncclInProgress {
+            return Ok(false);
+        }
+        check("ncclCommInitRankConfig", state)?;
+        Ok(true)
+    }
+
+    pub fn async_error(&self) -> Result<Option<Error>> {
+        let lib = lib()?;
+        let mut state = sys::ncclSuccess;
+        // SAFETY: as above.
+        check("ncclCommGetAsyncError", unsafe {
+            lib.ncclCommGetAsyncError(self.raw()?, &mut state)?
+        })?;
+        Ok(match state {
+            sys::ncclSuccess | sys::ncclInProgress => None,
+            rc => check("asynchronous error", rc).err(),
+        })
+    }
+
+    /// Launches `calls` in one NCCL group on `stream`, polled to completion of the
+    /// enqueue.
+    pub fn launch(&self, stream: &CudaStream, calls: &[Call], config: &Config) -> Result<()> {
+        launch_many(&[(self, stream, calls, config)])
+    }
+
+    pub fn abort(&self, device: &Device) -> Result<()> {
+        let _guard = device.nccl_lock();
+        let Some(comm) = self.take() else {
+            return Ok(());
+        };
+        bind(device)?;
+        // SAFETY: a live communicator, given up here (`take`); abort frees it.
+        check("ncclCommAbort", unsafe { lib()?.ncclCommAbort(comm)? })
+    }
+
+    pub fn finalize(&self, device: &Device, timeout: Duration) -> Result<()> {
+        let _guard = device.nccl_lock();
+        bind(device)?;
+        let comm = self.raw()?;
+        // SAFETY: a live communicator.
+        started("ncclCommFinalize", unsafe {
+            lib()?.ncclCommFinalize(comm)?
+        })?;
+        poll(comm, timeout, "ncclCommFinalize")
+    }
+
+    pub fn destroy(&self, device: &Device) -> Result<()> {
+        let _guard = device.nccl_lock();
+        let Some(comm) = self.take() else {
+            return Ok(());
+        };
+        bind(device)?;
+        // SAFETY: a live, finalized communicator, given up here.
+        check("ncclCommDestroy", unsafe { lib()?.ncclCommDestroy(comm)? })
+    }
+
+    pub fn split(
+        &self,
+        color: Option<u32>,
+        key: i32,
+        config: &Config,
+        timeout: Duration,
+    ) -> Result<Option<(usize, usize, CudaComm)>> {
+        let lib = lib()?;
+        let parent = self.raw()?;
+        let (mut raw_config, _strings) = config.to_raw()?;
+        let mut new: sys::ncclComm_t = ptr::null_mut();
+        let color = color.map_or(sys::NCCL_SPLIT_NOCOLOR, |c| c as i32);
+        // SAFETY: a live parent, valid out-pointer and config.
+        started("ncclCommSplit", unsafe {
+            lib.ncclCommSplit(parent, color, key, &mut new, &mut raw_config)?
+        })?;
+        poll(parent, timeout, "ncclCommSplit")?;
+        if new.is_null() {
+            return Ok(None);
+        }
+        poll(new, timeout, "ncclCommSplit")?;
+        let (mut rank, mut size) = (0, 0);
+        // SAFETY: a live communicator; each writes one int.
+        unsafe {
+            check("ncclCommUserRank", lib.ncclCommUserRank(new, &mut rank)?)?;
+            check("ncclCommCount", lib.ncclCommCount(new, &mut size)?)?;
+        }
+        Ok(Some((
+            rank as usize,
+            size as usize,
+            CudaComm {
+                raw: Mutex::new(Some(new as usize)),
+            },
+        )))
+    }
+}
+
+/// A reduction op for one call; PreMulSum ops are created here and destroyed after
+/// the group ends.
+fn red_op(
+    lib: &sys::Nccl,
+    op: &RedOp,
+    dtype: sys::ncclDataType_t,
+    scalar: Option<u64>,
+    comm: sys::ncclComm_t,
+    created: &mut Vec<(sys::ncclRedOp_t, sys::ncclComm_t)>,
+) -> Result<sys::ncclRedOp_t> {
+    let (residence, ptr): (sys::ncclScalarResidence_t, *mut c_void) = match (op, scalar) {
+        (RedOp::Sum | RedOp::None, _) => return Ok(sys::ncclSum),
+        (RedOp::Prod, _) => return Ok(sys::ncclProd),
+        (RedOp::Max, _) => return Ok(sys::ncclMax),
+        (RedOp::Min, _) => return Ok(sys::ncclMin),
+        (RedOp::Avg, _) => return Ok(sys::ncclAvg),
+        (RedOp::PreMulSumHost(bytes), _) => {
+            (sys::ncclScalarHostImmediate, bytes.as_ptr() as *mut c_void)
+        }
+        (RedOp::PreMulSumDevice, Some(addr)) => (sys::ncclScalarDevice, addr as *mut c_void),
+        (RedOp::PreMulSumDevice, None) => {
+            return Err(Error::InvalidArgument {
+                op: "premulsum",
+                reason: "no device scalar".into(),
+            });
+        }
+    };
+    let mut out: sys::ncclRedOp_t = 0;
+    // SAFETY: a host scalar is read during the call (NCCL copies it); a device scalar
+    // is a tracked, live device address of one element.
+    check("ncclRedOpCreatePreMulSum", unsafe {
+        lib.ncclRedOpCreatePreMulSum(&mut out, ptr, dtype, residence, comm)?
+    })?;
+    created.push((out, comm));
+    Ok(out)
+}
+
+/// Issues one call's NCCL functions (inside an open group).
+fn issue(
+    lib: &sys::Nccl,
+    comm: sys::ncclComm_t,
+    stream: sys::CUstream,
+    call: &Call,
+    created: &mut Vec<(sys::ncclRedOp_t, sys::ncclComm_t)>,
+) -> Result<()> {
+    let d = &call.desc;
+    let dt = d.dtype.to_nccl();
+    let send = call.send.map_or(ptr::null(), |a| a as *const c_void);
+    let recv = call.recv.map_or(ptr::null_mut(), |a| a as *mut c_void);
+    let root = d.root.unwrap_or(0) as i32;
+    let n = d.count;
+    let mut nranks = 0;
+    // SAFETY: a live communicator; writes one int.
+    check("ncclCommCount", unsafe {
+        lib.ncclCommCount(comm, &mut nranks)?
+    })?;
+    let nranks = nranks as usize;
+    let mut myrank = 0;
+    // SAFETY: as above.
+    check("ncclCommUserRank", unsafe {
+        lib.ncclCommUserRank(comm, &mut myrank)?
+    })?;
+    let block = (n * d.dtype.size()) as u64;
+    // SAFETY: (every call in this block) the buffers were checked against the counts,
+    // the communicator's device and each other by the caller, their pending uses are
+    // ordered before this stream's work by the tracker, and they stay allocated until
+    // the events recorded after this launch complete.
+    let rc = unsafe {
+        match d.kind {
+            Kind::AllReduce => {
+                let op = red_op(lib, &d.op, dt, call.scalar, comm, created)?;
+                lib.ncclAllReduce(send, recv, n, dt, op, comm, stream)?
+            }
+            Kind::Broadcast => lib.ncclBroadcast(send, recv, n, dt, root, comm, stream)?,
+            Kind::Reduce => {
+                let op = red_op(lib, &d.op, dt, call.scalar, comm, created)?;
+                lib.ncclReduce(send, recv, n, dt, op, root, comm, stream)?
+            }
+            Kind::AllGather => lib.ncclAllGather(send, recv, n, dt, comm, stream)?,
+            Kind::ReduceScatter => {
+                let op = red_op(lib, &d.op, dt, call.scalar, comm, created)?;
+                lib.ncclReduceScatter(send, recv, n, dt, op, comm, stream)?
+            }
+            Kind::Send => lib.ncclSend(send, n, dt, root, comm, stream)?,
+            Kind::Recv => lib.ncclRecv(recv, n, dt, root, comm, stream)?,
+            Kind::AllToAll if lib.has_function("ncclAlltoAll") == Some(true) => {
+                lib.ncclAlltoAll(send, recv, n, dt, comm, stream)?
+            }
+            Kind::Gather if lib.has_function("ncclGather") == Some(true) => {
+                lib.ncclGather(send, recv, n, dt, root, comm, stream)?
+            }
+            Kind::Scatter if lib.has_function("ncclScatter") == Some(true) => {
+                lib.ncclScatter(send, recv, n, dt, root, comm, stream)?
+            }
+            // Older NCCL: the same exchange as grouped sends and receives.
+            Kind::AllToAll => {
+                for p in 0..nranks {
+                    let off = p as u64 * block;
+                    check(
+                        "ncclSend",
+                        lib.ncclSend(
+                            (call.send.unwrap_or(0) + off) as *const c_void,
+                            n,
+                            dt,
+                            p as i32,
+                            comm,
+                            stream,
+                        )?,
+                    )?;
+                    check(
+                        "ncclRecv",
+                        lib.ncclRecv(
+                            (call.recv.unwrap_or(0) + off) as *mut c_void,
+                            n,
+                            dt,
+                            p as i32,
+                            comm,
+                            stream,
+                        )?,
+                    )?;
+                }
+                sys::ncclSuccess
+            }
+            Kind::Gather => {
+                check("ncclSend", lib.ncclSend(send, n, dt, root, comm, stream)?)?;
+                if myrank == root {
+                    for p in 0..nranks {
+                        let dst = (call.recv.unwrap_or(0) + p as u64 * block) as *mut c_void;
+                        check(
+                            "ncclRecv",
+                            lib.ncclRecv(dst, n, dt, p as i32, comm, stream)?,
+                        )?;
+                    }
+                }
+                sys::ncclSuccess
+            }
+            Kind::Scatter => {
+                if myrank == root {
+                    for p in 0..nranks {
+                        let src = (call.send.unwrap_or(0) + p as u64 * block) as *const c_void;
+                        check(
+                            "ncclSend",
+                            lib.ncclSend(src, n, dt, p as i32, comm, stream)?,
+                        )?;
+                    }
+                }
+                lib.ncclRecv(recv, n, dt, root, comm, stream)?
+            }
+        }
+    };
+    started(nccl_name(d.kind), rc)
+}
+
+fn nccl_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::AllReduce => "ncclAllReduce",
+        Kind::Broadcast => "ncclBroadcast",
+        Kind::Reduce => "ncclReduce",
+        Kind::AllGather => "ncclAllGather",
+        Kind::ReduceScatter => "ncclReduceScatter",
+        Kind::AllToAll => "ncclAlltoAll",
+        Kind::Gather => "ncclGather",
+        Kind::Scatter => "ncclScatter",
+        Kind::Send => "ncclSend",
+        Kind::Recv => "ncclRecv",
+    }
+}
+
+/// Launches the calls of several communicators in one NCCL group; the caller holds
+/// every device's NCCL lock and has inserted the buffers' waits.
+pub(crate) fn launch_many(launches: &[(&CudaComm, &CudaStream, &[Call], &Config)]) -> Result<()> {
+    let lib = lib()?;
+    let mut created = Vec::new();
+    let mut comms = Vec::new();
+    // SAFETY: no arguments.
+    check("ncclGroupStart", unsafe { lib.ncclGroupStart()? })?;
+    let mut result = Ok(());
+    for (comm, stream, calls, _) in launches {
+        let raw = match comm.raw() {
+            Ok(r) => r,
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        };
+        if let Err(e) = stream.device.bind() {
+            result = Err(e);
+            break;
+        }
+        comms.push(raw);
+        for call in *calls {
+            if let Err(e) = issue(lib, raw, stream.raw, call, &mut created) {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    // The group always ends, also after an error.
+    // SAFETY: closes the group opened above.
+    let end = unsafe { lib.ncclGroupEnd() };
+    result?;
+    started("ncclGroupEnd", end?)?;
+    let timeout = launches
+        .iter()
+        .map(|l| l.3.call_timeout)
+        .max()
+        .unwrap_or(Duration::from_secs(300));
+    for raw in comms {
+        poll(raw, timeout, "ncclGroupEnd")?;
+    }
+    for (op, comm) in created {
+        // SAFETY: created above for this communicator; NCCL copied its state at the
+        // call.
+        let _ = unsafe { lib.ncclRedOpDestroy(op, comm) };
+    }
+    Ok(())
+}

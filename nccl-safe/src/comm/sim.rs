@@ -1,0 +1,926 @@
+//! NCCL on the sim driver: in-process ranks that rendezvous on the unique id and
+//! compute real results.
+//!
+//! A collective completes only when every rank has issued it; its stream task (on the
+//! rank's simulated stream) contributes the rank's input, waits for the others like a
+//! GPU kernel spinning on its peers, and writes the rank's output. The usage rules of
+//! NCCL are checked, each naming both sides of a violation:
+//! - every rank issues the same op, count, type, reduction and root at the same
+//!   position ("Collective Operations": "must be called ... with the same count and
+//!   datatype", in the same order on every rank);
+//! - communicators that share devices are launched in the same order on each device
+//!   ("Using multiple NCCL communicators concurrently": operations must be issued in
+//!   the same order everywhere, or they can deadlock);
+//! - one thread inside NCCL per device ("Thread safety");
+//! - no split while the parent has work outstanding ("ncclCommSplit": the parent must
+//!   not be used concurrently);
+//! - destroy is collective ("ncclCommDestroy"/"ncclCommFinalize"): a collective that
+//!   needs a rank whose communicator is gone fails instead of hanging.
+//!   Abort is local, as in NCCL: it wakes this rank's blocked operations with an error;
+//!   peers need their own timeout.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use super::{Kind, OpDesc, RedOp};
+use crate::sim::{SimDevice, SimStream};
+use crate::{DType, DataType, Error, Result};
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn next_group_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// One communicator shared by all its ranks.
+pub(crate) struct Shared {
+    pub id: u64,
+    pub size: usize,
+    pub devices: Vec<usize>,
+    state: Mutex<State>,
+    cv: Condvar,
+}
+
+#[derive(Default)]
+struct Slot {
+    /// What each rank issued at this position.
+    descs: Vec<Option<OpDesc>>,
+    inputs: Vec<Option<Vec<u8>>>,
+    outputs: Option<Vec<Option<Vec<u8>>>>,
+    taken: usize,
+    error: Option<String>,
+}
+
+struct State {
+    colls: HashMap<u64, Slot>,
+    /// Point-to-point: (from, to, n-th message between them).
+    p2p: HashMap<(usize, usize, u64), P2p>,
+    aborted: Vec<bool>,
+    destroyed: Vec<bool>,
+    splits: HashMap<u64, SplitSlot>,
+}
+
+#[derive(Default)]
+struct P2p {
+    send: Option<(OpDesc, Option<Vec<u8>>)>,
+    recv: Option<OpDesc>,
+    consumed: bool,
+    error: Option<String>,
+}
+
+/// A new rank, its communicator's size, and the communicator.
+type SplitResult = Option<(usize, usize, Arc<Shared>)>;
+
+#[derive(Default)]
+struct SplitSlot {
+    asks: Vec<Option<(Option<u32>, i32)>>,
+    results: Option<Vec<SplitResult>>,
+}
+
+impl Shared {
+    fn new(devices: Vec<usize>) -> Arc<Shared> {
+        let size = devices.len();
+        Arc::new(Shared {
+            id: next_group_id(),
+            size,
+            devices,
+            state: Mutex::new(State {
+                colls: HashMap::new(),
+                p2p: HashMap::new(),
+                aborted: vec![false; size],
+                destroyed: vec![false; size],
+                splits: HashMap::new(),
+            }),
+            cv: Condvar::new(),
+        })
+    }
+}
+
+/// A pending rendezvous on one unique id.
+struct Rendezvous {
+    size: usize,
+    devices: Vec<Option<usize>>,
+    first: Option<usize>,
+    shared: Option<Arc<Shared>>,
+}
+
+type Meeting = Arc<(Mutex<Rendezvous>, Condvar)>;
+
+fn meetings() -> &'static Mutex<HashMap<[u8; 128], Meeting>> {
+    static M: OnceLock<Mutex<HashMap<[u8; 128], Meeting>>> = OnceLock::new();
+    M.get_or_init(Default::default)
+}
+
+/// A rank that has joined a rendezvous; ready once every rank has.
+pub(crate) struct Joining {
+    meeting: Meeting,
+}
+
+impl Joining {
+    /// Registers `rank` of `size` on `device` under `id`.
+    pub fn join(id: &[u8; 128], rank: usize, size: usize, device: usize) -> Result<Joining> {
+        let meeting = lock(meetings())
+            .entry(*id)
+            .or_insert_with(|| {
+                Arc::new((
+                    Mutex::new(Rendezvous {
+                        size,
+                        devices: vec![None; size],
+                        first: None,
+                        shared: None,
+                    }),
+                    Condvar::new(),
+                ))
+            })
+            .clone();
+        {
+            let mut r = lock(&meeting.0);
+            if r.size != size {
+                return Err(Error::Mismatch {
+                    what: "communicator init".into(),
+                    detail: format!(
+                        "rank {rank} says the world size is {size}, rank {} said {}",
+                        r.first.unwrap_or(0),
+                        r.size
+                    ),
+                });
+            }
+            if r.devices[rank].is_some() {
+                return Err(Error::InvalidUsage {
+                    op: "communicator init",
+                    reason: format!("rank {rank} joined this unique id twice"),
+                });
+            }
+            // NCCL refuses two ranks of one communicator on one GPU.
+            if let Some(other) = r.devices.iter().position(|d| *d == Some(device)) {
+                return Err(Error::InvalidUsage {
+                    op: "communicator init",
+                    reason: format!("ranks {other} and {rank} are both on sim device {device}"),
+                });
+            }
+            r.devices[rank] = Some(device);
+            r.first.get_or_insert(rank);
+            if r.devices.iter().all(Option::is_some) {
+                let devices = r.devices.iter().map(|d| d.unwrap_or_default()).collect();
+                r.shared = Some(Shared::new(devices));
+                lock(meetings()).remove(id);
+                meeting.1.notify_all();
+            }
+        }
+        Ok(Joining { meeting })
+    }
+
+    pub fn poll(&self) -> Option<Arc<Shared>> {
+        lock(&self.meeting.0).shared.clone()
+    }
+
+    /// Waits for every rank; `None` waits forever (a blocking init is not abortable).
+    pub fn wait(&self, timeout: Option<Duration>) -> Result<Arc<Shared>> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut r = lock(&self.meeting.0);
+        loop {
+            if let Some(s) = &r.shared {
+                return Ok(s.clone());
+            }
+            r = match deadline {
+                None => self.meeting.1.wait(r).unwrap_or_else(|e| e.into_inner()),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        let missing: Vec<_> = r
+                            .devices
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, d)| d.is_none())
+                            .map(|(i, _)| i)
+                            .collect();
+                        return Err(Error::InitTimeout {
+                            waited: timeout.unwrap_or_default(),
+                            missing,
+                        });
+                    }
+                    self.meeting
+                        .1
+                        .wait_timeout(r, d - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
+                }
+            };
+        }
+    }
+}
+
+/// Per-device launch logs for the launch-order rule, and the "one thread inside
+/// NCCL" flag.
+#[derive(Default)]
+struct DeviceLog {
+    order: Vec<(u64, u64)>,
+    position: HashMap<(u64, u64), usize>,
+}
+
+const LOG_LIMIT: usize = 1 << 14;
+
+fn device_logs() -> &'static Mutex<HashMap<usize, DeviceLog>> {
+    static L: OnceLock<Mutex<HashMap<usize, DeviceLog>>> = OnceLock::new();
+    L.get_or_init(Default::default)
+}
+
+fn inside_flags() -> &'static Mutex<HashMap<usize, Arc<AtomicBool>>> {
+    static F: OnceLock<Mutex<HashMap<usize, Arc<AtomicBool>>>> = OnceLock::new();
+    F.get_or_init(Default::default)
+}
+
+/// Marks this thread as inside NCCL on `device` until dropped.
+#[derive(Debug)]
+pub(crate) struct Inside(Arc<AtomicBool>);
+
+impl Inside {
+    pub fn enter(device: usize, op: &'static str) -> Result<Inside> {
+        let flag = lock(inside_flags()).entry(device).or_default().clone();
+        if flag.swap(true, Ordering::AcqRel) {
+            return Err(Error::InvalidUsage {
+                op,
+                reason: format!(
+                    "a second thread entered NCCL on sim device {device} while another was inside \
+                     (NCCL allows one thread per device at a time)"
+                ),
+            });
+        }
+        Ok(Inside(flag))
+    }
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+/// Records launch `seq` of communicator `group` on `device` and checks it against
+/// the order of the same communicators on their other shared devices.
+fn check_launch_order(shared: &Shared, rank: usize, seq: u64) -> Result<()> {
+    let device = shared.devices[rank];
+    let mut logs = lock(device_logs());
+    let me = (shared.id, seq);
+    if let Some(log) = logs.get(&device) {
+        for &(other_group, other_seq) in log.order.iter().rev().take(256) {
+            if other_group == shared.id {
+                continue;
+            }
+            for (&d2, log2) in logs.iter() {
+                if d2 == device || !shared.devices.contains(&d2) {
+                    continue;
+                }
+                let (Some(&mine_there), Some(other_there)) = (
+                    log2.position.get(&me),
+                    Some(log2.position.get(&(other_group, other_seq))),
+                ) else {
+                    continue;
+                };
+                // On d2, this launch already happened; the other one (launched before
+                // it here) must have happened there first too, unless the other
+                // communicator does not span d2.
+                let other_spans = log2.order.iter().any(|&(g, _)| g == other_group);
+                let before = other_there.is_some_and(|&p| p < mine_there);
+                if other_spans && !before {
+                    return Err(Error::Mismatch {
+                        what: "launch order of communicators sharing devices".into(),
+                        detail: format!(
+                            "on sim device {device} communicator {other_group} op #{other_seq} was launched before \
+                             communicator {} op #{seq}, but on sim device {d2} after it",
+                            shared.id
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    let log = logs.entry(device).or_default();
+    log.position.insert(me, log.order.len());
+    log.order.push(me);
+    if log.order.len() > LOG_LIMIT {
+        let drop_n = LOG_LIMIT / 2;
+        log.order.drain(..drop_n);
+        log.position = log.order.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    }
+    Ok(())
+}
+
+/// One operation of a launch (a group of one or more).
+pub(crate) struct SimOp {
+    pub desc: OpDesc,
+    /// Bytes read from `send`.
+    pub send_len: usize,
+    pub send: Option<u64>,
+    pub recv: Option<u64>,
+    /// Device address of a PreMulSum scalar that lives on the device.
+    pub scalar: Option<u64>,
+}
+
+/// One rank's communicator.
+pub(crate) struct SimComm {
+    pub shared: Arc<Shared>,
+    pub rank: usize,
+    pub device: Arc<SimDevice>,
+    coll_seq: AtomicU64,
+    launches: AtomicU64,
+    p2p_seq: Mutex<HashMap<(usize, usize), u64>>,
+    split_seq: AtomicU64,
+}
+
+enum Part {
+    Coll(u64),
+    Send { key: (usize, usize, u64) },
+    Recv { key: (usize, usize, u64) },
+}
+
+impl SimComm {
+    pub fn new(shared: Arc<Shared>, rank: usize, device: Arc<SimDevice>) -> SimComm {
+        SimComm {
+            shared,
+            rank,
+            device,
+            coll_seq: AtomicU64::new(0),
+            launches: AtomicU64::new(0),
+            p2p_seq: Mutex::new(HashMap::new()),
+            split_seq: AtomicU64::new(0),
+        }
+    }
+
+    fn check_alive(&self, st: &State, op: &str) -> Result<()> {
+        if st.aborted[self.rank] {
+            return Err(Error::Aborted {
+                what: format!("{op} on rank {}", self.rank),
+            });
+        }
+        if st.destroyed[self.rank] {
+            return Err(Error::InvalidUsage {
+                op: "collective",
+                reason: "the communicator was destroyed".into(),
+            });
+        }
+        if let Some(gone) = st.destroyed.iter().position(|d| *d) {
+            return Err(Error::InvalidUsage {
+                op: "collective",
+                reason: format!(
+                    "rank {gone} has destroyed its communicator, so {op} can never complete \
+                     (destroy is collective)"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Registers the ops of one launch (checking them against the other ranks'), then
+    /// enqueues one task that runs them together on `stream`.
+    pub fn launch(&self, stream: &SimStream, ops: Vec<SimOp>) -> Result<()> {
+        let shared = self.shared.clone();
+        let rank = self.rank;
+        let mut parts = Vec::with_capacity(ops.len());
+        {
+            let mut st = lock(&shared.state);
+            self.check_alive(&st, "launch")?;
+            // Check everything before registering anything, so that a refused launch
+            // leaves no trace.
+            let mut next = self.coll_seq.load(Ordering::Relaxed);
+            let mut p2p = lock(&self.p2p_seq);
+            let mut p2p_next: HashMap<(usize, usize), u64> = HashMap::new();
+            for op in &ops {
+                match op.desc.kind {
+                    Kind::Send | Kind::Recv => {
+                        let peer = op.desc.root.unwrap_or(0);
+                        let pair = if op.desc.kind == Kind::Send {
+                            (rank, peer)
+                        } else {
+                            (peer, rank)
+                        };
+                        let n = p2p_next
+                            .entry(pair)
+                            .or_insert_with(|| *p2p.get(&pair).unwrap_or(&0));
+                        let key = (pair.0, pair.1, *n);
+                        *n += 1;
+                        if let Some(slot) = st.p2p.get(&key) {
+                            let other = if op.desc.kind == Kind::Send {
+                                slot.recv.as_ref()
+                            } else {
+                                slot.send.as_ref().map(|(d, _)| d)
+                            };
+                            if let Some(o) = other {
+                                if o.count != op.desc.count || o.dtype != op.desc.dtype {
+                                    return Err(Error::Mismatch {
+                                        what: format!(
+                                            "message #{} from rank {} to rank {}",
+                                            key.2, key.0, key.1
+                                        ),
+                                        detail: format!(
+                                            "rank {rank} issued {} but rank {peer} issued {}",
+                                            op.desc, o
+                                        ),
+                                    });
+                                }
+                            }
+                        }
+                        parts.push(if op.desc.kind == Kind::Send {
+                            Part::Send { key }
+                        } else {
+                            Part::Recv { key }
+                        });
+                    }
+                    _ => {
+                        let seq = next;
+                        next += 1;
+                        if let Some(slot) = st.colls.get(&seq) {
+                            if let Some((other, d)) = slot
+                                .descs
+                                .iter()
+                                .enumerate()
+                                .find_map(|(r, d)| d.as_ref().map(|d| (r, d)))
+                            {
+                                if *d != op.desc {
+                                    let err = Error::Mismatch {
+                                        what: format!("collective #{seq}"),
+                                        detail: format!(
+                                            "rank {rank} issued {} where rank {other} issued {}",
+                                            op.desc, d
+                                        ),
+                                    };
+                                    st.colls.get_mut(&seq).expect("present").error =
+                                        Some(err.to_string());
+                                    shared.cv.notify_all();
+                                    return Err(err);
+                                }
+                            }
+                        }
+                        parts.push(Part::Coll(seq));
+                    }
+                }
+            }
+            let launch = self.launches.fetch_add(1, Ordering::Relaxed);
+            check_launch_order(&shared, rank, launch)?;
+            // Register.
+            self.coll_seq.store(next, Ordering::Relaxed);
+            for (pair, n) in p2p_next {
+                p2p.insert(pair, n);
+            }
+            for (op, part) in ops.iter().zip(&parts) {
+                match part {
+                    Part::Coll(seq) => {
+                        let slot = st.colls.entry(*seq).or_insert_with(|| Slot {
+                            descs: vec![None; shared.size],
+                            inputs: vec![None; shared.size],
+                            ..Slot::default()
+                        });
+                        slot.descs[rank] = Some(op.desc.clone());
+                    }
+                    Part::Send { key } => {
+                        st.p2p.entry(*key).or_default().send = Some((op.desc.clone(), None));
+                    }
+                    Part::Recv { key } => {
+                        st.p2p.entry(*key).or_default().recv = Some(op.desc.clone());
+                    }
+                }
+            }
+        }
+        let device = self.device.clone();
+        stream.submit(Box::new(move || {
+            run_launch(&shared, rank, &device, &ops, &parts)
+        }))
+    }
+
+    pub fn abort(&self) {
+        let mut st = lock(&self.shared.state);
+        st.aborted[self.rank] = true;
+        drop(st);
+        self.shared.cv.notify_all();
+    }
+
+    pub fn destroy(&self) {
+        let mut st = lock(&self.shared.state);
+        st.destroyed[self.rank] = true;
+        drop(st);
+        self.shared.cv.notify_all();
+    }
+
+    /// Splits: every rank of this communicator must call it (blocking), with a colour
+    /// (`None` opts out) and a key ordering the new ranks.
+    pub fn split(
+        &self,
+        color: Option<u32>,
+        key: i32,
+        timeout: Option<Duration>,
+    ) -> Result<Option<(usize, Arc<Shared>)>> {
+        let seq = self.split_seq.fetch_add(1, Ordering::Relaxed);
+        let shared = &self.shared;
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut st = lock(&shared.state);
+        self.check_alive(&st, "split")?;
+        let slot = st.splits.entry(seq).or_insert_with(|| SplitSlot {
+            asks: vec![None; shared.size],
+            results: None,
+        });
+        slot.asks[self.rank] = Some((color, key));
+        if slot.asks.iter().all(Option::is_some) {
+            let asks: Vec<_> = slot.asks.iter().map(|a| a.unwrap_or((None, 0))).collect();
+            let mut results = vec![None; shared.size];
+            let mut colors: Vec<u32> = asks.iter().filter_map(|a| a.0).collect();
+            colors.sort_unstable();
+            colors.dedup();
+            for c in colors {
+                let mut members: Vec<usize> =
+                    (0..shared.size).filter(|&r| asks[r].0 == Some(c)).collect();
+                members.sort_by_key(|&r| (asks[r].1, r));
+                let devices = members.iter().map(|&r| shared.devices[r]).collect();
+                let sub = Shared::new(devices);
+                for (new_rank, &r) in members.iter().enumerate() {
+                    results[r] = Some((new_rank, members.len(), sub.clone()));
+                }
+            }
+            slot.results = Some(results);
+            shared.cv.notify_all();
+        }
+        loop {
+            self.check_alive(&st, "split")?;
+            if let Some(results) = st.splits.get(&seq).and_then(|s| s.results.as_ref()) {
+                let mine = results[self.rank].clone();
+                return Ok(mine.map(|(r, _, s)| (r, s)));
+            }
+            st = match deadline {
+                None => shared.cv.wait(st).unwrap_or_else(|e| e.into_inner()),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return Err(Error::Timeout {
+                            op: "communicator split",
+                            waited: timeout.unwrap_or_default(),
+                        });
+                    }
+                    shared
+                        .cv
+                        .wait_timeout(st, d - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
+                }
+            };
+        }
+    }
+}
+
+/// The stream task of one launch: contribute, wait for the peers, write outputs.
+fn run_launch(
+    shared: &Shared,
+    rank: usize,
+    device: &SimDevice,
+    ops: &[SimOp],
+    parts: &[Part],
+) -> std::result::Result<(), String> {
+    // Phase 1: read inputs (in stream order) and contribute them.
+    let mut inputs = Vec::with_capacity(ops.len());
+    for op in ops {
+        let input = match (op.send, op.send_len) {
+            (Some(addr), n) if n > 0 => {
+                let mut buf = vec![0u8; n];
+                device.read(addr, &mut buf)?;
+                Some(buf)
+            }
+            _ => None,
+        };
+        let scalar = match op.scalar {
+            Some(addr) => {
+                let mut b = vec![0u8; op.desc.dtype.size()];
+                device.read(addr, &mut b)?;
+                Some(b)
+            }
+            None => None,
+        };
+        inputs.push((input, scalar));
+    }
+    let mut st = lock(&shared.state);
+    for ((op, part), (input, scalar)) in ops.iter().zip(parts).zip(inputs) {
+        match part {
+            Part::Coll(seq) => {
+                let size = shared.size;
+                let slot = st.colls.get_mut(seq).ok_or("collective slot vanished")?;
+                let mut input = input.unwrap_or_default();
+                // PreMulSum: each rank's input times its own scalar, then a sum.
+                match (&op.desc.op, scalar) {
+                    (RedOp::PreMulSumHost(s), _) => premultiply(op.desc.dtype, &mut input, s),
+                    (RedOp::PreMulSumDevice, Some(s)) => premultiply(op.desc.dtype, &mut input, &s),
+                    _ => {}
+                }
+                slot.inputs[rank] = Some(input);
+                if slot.outputs.is_none()
+                    && slot.inputs.iter().all(Option::is_some)
+                    && slot.descs.iter().all(Option::is_some)
+                {
+                    let ins: Vec<&[u8]> = slot
+                        .inputs
+                        .iter()
+                        .map(|i| i.as_deref().unwrap_or_default())
+                        .collect();
+                    let descs: Vec<&OpDesc> = slot
+                        .descs
+                        .iter()
+                        .map(|d| d.as_ref().expect("all present"))
+                        .collect();
+                    slot.outputs = Some(compute(&descs, &ins, size, *seq));
+                    shared.cv.notify_all();
+                }
+            }
+            Part::Send { key } => {
+                let slot = st.p2p.entry(*key).or_default();
+                if let Some((_, data)) = &mut slot.send {
+                    *data = Some(input.unwrap_or_default());
+                }
+                shared.cv.notify_all();
+            }
+            Part::Recv { .. } => {}
+        }
+    }
+    // Phase 2: wait until every output this rank needs exists.
+    loop {
+        if st.aborted[rank] {
+            return Err(format!(
+                "rank {rank}: the communicator was aborted while its collective waited"
+            ));
+        }
+        let mut ready = true;
+        for part in parts {
+            match part {
+                Part::Coll(seq) => {
+                    let slot = st.colls.get(seq).ok_or("collective slot vanished")?;
+                    if let Some(e) = &slot.error {
+                        return Err(e.clone());
+                    }
+                    if slot.outputs.is_none() {
+                        if let Some(gone) = missing_destroyed(&st, &slot.inputs) {
+                            return Err(format!(
+                                "collective #{seq} can never complete: rank {gone} destroyed its communicator"
+                            ));
+                        }
+                        ready = false;
+                    }
+                }
+                Part::Recv { key } => {
+                    let slot = st.p2p.get(key).ok_or("message slot vanished")?;
+                    if slot.send.as_ref().and_then(|(_, d)| d.as_ref()).is_none() {
+                        if st.destroyed[key.0] {
+                            return Err(format!(
+                                "rank {} destroyed its communicator before sending",
+                                key.0
+                            ));
+                        }
+                        ready = false;
+                    }
+                }
+                Part::Send { .. } => {}
+            }
+        }
+        if ready {
+            break;
+        }
+        st = shared.cv.wait(st).unwrap_or_else(|e| e.into_inner());
+    }
+    // Phase 3: write outputs.
+    let mut writes: Vec<(u64, Vec<u8>)> = Vec::new();
+    for (op, part) in ops.iter().zip(parts) {
+        match part {
+            Part::Coll(seq) => {
+                let size = shared.size;
+                let slot = st.colls.get_mut(seq).ok_or("collective slot vanished")?;
+                let out = slot.outputs.as_mut().and_then(|o| o[rank].take());
+                if let (Some(addr), Some(out)) = (op.recv, out) {
+                    writes.push((addr, out));
+                }
+                slot.taken += 1;
+                if slot.taken == size {
+                    st.colls.remove(seq);
+                }
+            }
+            Part::Recv { key } => {
+                let slot = st.p2p.get_mut(key).ok_or("message slot vanished")?;
+                let data = slot
+                    .send
+                    .as_mut()
+                    .and_then(|(_, d)| d.take())
+                    .unwrap_or_default();
+                slot.consumed = true;
+                if let Some(addr) = op.recv {
+                    writes.push((addr, data));
+                }
+                shared.cv.notify_all();
+            }
+            Part::Send { .. } => {}
+        }
+    }
+    drop(st);
+    for (addr, data) in writes {
+        device.write(addr, &data)?;
+    }
+    // Phase 4: a send completes when its receiver has taken the data (NCCL sends
+    // are rendezvous: outside a group, a send to a rank that first sends to us hangs).
+    let mut st = lock(&shared.state);
+    loop {
+        if st.aborted[rank] {
+            return Err(format!(
+                "rank {rank}: the communicator was aborted while a send waited"
+            ));
+        }
+        let mut done = true;
+        for part in parts {
+            if let Part::Send { key } = part {
+                let slot = st.p2p.get(key).ok_or("message slot vanished")?;
+                if let Some(e) = &slot.error {
+                    return Err(e.clone());
+                }
+                if !slot.consumed {
+                    if st.destroyed[key.1] {
+                        return Err(format!(
+                            "rank {} destroyed its communicator before receiving",
+                            key.1
+                        ));
+                    }
+                    done = false;
+                }
+            }
+        }
+        if done {
+            for part in parts {
+                if let Part::Send { key } = part {
+                    st.p2p.remove(key);
+                }
+            }
+            return Ok(());
+        }
+        st = shared.cv.wait(st).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+fn missing_destroyed(st: &State, inputs: &[Option<Vec<u8>>]) -> Option<usize> {
+    inputs
+        .iter()
+        .enumerate()
+        .find(|(r, i)| i.is_none() && st.destroyed[*r])
+        .map(|(r, _)| r)
+}
+
+/// A permutation of `0..n` that depends on the collective's position: reductions add
+/// ranks in a shuffled order, as NCCL's trees and rings do.
+fn permutation(n: usize, seed: u64) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..n).collect();
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    for i in (1..n).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        p.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    p
+}
+
+macro_rules! with_type {
+    ($dtype:expr, $f:ident, $($args:expr),*) => {
+        match $dtype {
+            DType::I8 => $f::<i8>($($args),*),
+            DType::U8 => $f::<u8>($($args),*),
+            DType::I32 => $f::<i32>($($args),*),
+            DType::U32 => $f::<u32>($($args),*),
+            DType::I64 => $f::<i64>($($args),*),
+            DType::U64 => $f::<u64>($($args),*),
+            DType::F32 => $f::<f32>($($args),*),
+            DType::F64 => $f::<f64>($($args),*),
+            DType::F16 => $f::<half::f16>($($args),*),
+            DType::BF16 => $f::<half::bf16>($($args),*),
+        }
+    };
+}
+
+fn premultiply_t<T: DataType>(data: &mut [u8], scalar: &[u8]) {
+    let s = T::read_le(scalar);
+    for chunk in data.chunks_exact_mut(T::DTYPE.size()) {
+        T::read_le(chunk).mul(s).write_le(chunk);
+    }
+}
+
+fn premultiply(dtype: DType, data: &mut [u8], scalar: &[u8]) {
+    with_type!(dtype, premultiply_t, data, scalar)
+}
+
+/// Reduces `inputs` (equal lengths) elementwise in rank order `order`.
+fn reduce_t<T: DataType>(op: &RedOp, inputs: &[&[u8]], order: &[usize], n: usize) -> Vec<u8> {
+    let size = T::DTYPE.size();
+    let len = inputs.first().map_or(0, |i| i.len());
+    let mut out = vec![0u8; len];
+    for (e, chunk) in out.chunks_exact_mut(size).enumerate() {
+        let at = |r: usize| T::read_le(&inputs[r][e * size..(e + 1) * size]);
+        let prep = |x: T| match op {
+            RedOp::Avg if T::DTYPE.is_float() => x.div_count(n),
+            _ => x,
+        };
+        let mut acc = prep(at(order[0]));
+        for &r in &order[1..] {
+            let x = prep(at(r));
+            acc = match op {
+                RedOp::Prod => acc.mul(x),
+                RedOp::Max => {
+                    if x > acc {
+                        x
+                    } else {
+                        acc
+                    }
+                }
+                RedOp::Min => {
+                    if x < acc {
+                        x
+                    } else {
+                        acc
+                    }
+                }
+                _ => acc.add(x),
+            };
+        }
+        if matches!(op, RedOp::Avg) && !T::DTYPE.is_float() {
+            acc = acc.div_count(n);
+        }
+        acc.write_le(chunk);
+    }
+    out
+}
+
+fn reduce(dtype: DType, op: &RedOp, inputs: &[&[u8]], order: &[usize], n: usize) -> Vec<u8> {
+    with_type!(dtype, reduce_t, op, inputs, order, n)
+}
+
+/// Every rank's output of a collective from every rank's input.
+fn compute(descs: &[&OpDesc], inputs: &[&[u8]], size: usize, seq: u64) -> Vec<Option<Vec<u8>>> {
+    let d = descs[0];
+    let esz = d.dtype.size();
+    let block = d.count * esz;
+    let order = permutation(size, seq);
+    let root = d.root.unwrap_or(0);
+    match d.kind {
+        Kind::AllReduce => {
+            let r = reduce(d.dtype, &d.op, inputs, &order, size);
+            vec![Some(r); size]
+        }
+        Kind::Reduce => {
+            let r = reduce(d.dtype, &d.op, inputs, &order, size);
+            (0..size).map(|i| (i == root).then(|| r.clone())).collect()
+        }
+        Kind::Broadcast => vec![Some(inputs[root].to_vec()); size],
+        Kind::AllGather => vec![Some(inputs.concat()); size],
+        Kind::Gather => {
+            let all = inputs.concat();
+            (0..size)
+                .map(|i| (i == root).then(|| all.clone()))
+                .collect()
+        }
+        Kind::ReduceScatter => {
+            let r = reduce(d.dtype, &d.op, inputs, &order, size);
+            (0..size)
+                .map(|i| Some(r[i * block..(i + 1) * block].to_vec()))
+                .collect()
+        }
+        Kind::Scatter => (0..size)
+            .map(|i| Some(inputs[root][i * block..(i + 1) * block].to_vec()))
+            .collect(),
+        Kind::AllToAll => (0..size)
+            .map(|i| {
+                Some(
+                    (0..size)
+                        .flat_map(|s| inputs[s][i * block..(i + 1) * block].iter().copied())
+                        .collect(),
+                )
+            })
+            .collect(),
+        Kind::Send | Kind::Recv => vec![None; size],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permutations_are_permutations() {
+        for seed in 0..50 {
+            let mut p = permutation(7, seed);
+            p.sort_unstable();
+            assert_eq!(p, (0..7).collect::<Vec<_>>());
+        }
+        assert_ne!(permutation(8, 1), permutation(8, 2));
+    }
+
+    #[test]
+    fn a_second_thread_inside_nccl_on_one_device_is_refused() {
+        let first = Inside::enter(63, "test").unwrap();
+        let err = Inside::enter(63, "all_reduce").unwrap_err();
+        assert!(err.to_string().contains("second thread"), "{err}");
+        drop(first);
+        assert!(Inside::enter(63, "test").is_ok());
+    }
+}

@@ -402,6 +402,11 @@ impl SimStream {
         })
     }
 
+    /// A number that identifies this stream while it lives.
+    pub fn identity(&self) -> usize {
+        Arc::as_ptr(&self.state) as usize
+    }
+
     /// Enqueues a task; blocks while the launch queue is full.
     pub fn submit(&self, task: Task) -> Result<()> {
         let queue = lock(&self.queue);

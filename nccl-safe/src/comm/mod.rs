@@ -837,6 +837,17 @@ impl Communicator {
         id: &UniqueId,
         config: &Config,
     ) -> Result<Communicator> {
+        Self::init_inner(device, rank, size, id, config, config.is_blocking())
+    }
+
+    fn init_inner(
+        device: &Device,
+        rank: usize,
+        size: usize,
+        id: &UniqueId,
+        config: &Config,
+        wait: bool,
+    ) -> Result<Communicator> {
         if size == 0 {
             return Err(Error::InvalidArgument {
                 op: "communicator init",
@@ -848,7 +859,7 @@ impl Communicator {
         let backend = match &device.inner.imp {
             DeviceImpl::Sim(_) => {
                 let joining = sim::Joining::join(id.as_bytes(), rank, size, device.ordinal())?;
-                if config.is_blocking() {
+                if wait {
                     joining.wait(None)?;
                 }
                 Backend::Sim {
@@ -873,7 +884,7 @@ impl Communicator {
                 pending: Mutex::new(Vec::new()),
             }),
         };
-        if config.is_blocking() {
+        if wait {
             comm.inner.wait_ready(config.call_timeout)?;
         }
         Ok(comm)
@@ -939,7 +950,7 @@ impl Communicator {
         let comms: Vec<Communicator> = devices
             .iter()
             .enumerate()
-            .map(|(rank, d)| Communicator::init(d, rank, n, &id, &nonblocking))
+            .map(|(rank, d)| Communicator::init_inner(d, rank, n, &id, config, false))
             .collect::<Result<_>>()?;
         for c in &comms {
             c.inner.wait_ready(config.call_timeout)?;

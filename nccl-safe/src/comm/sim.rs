@@ -215,11 +215,18 @@ impl Joining {
     }
 }
 
-/// Per-device launch logs for the launch-order rule, and the "one thread inside
-/// NCCL" flag.
+/// Per-device launch logs for the launch-order rule.
+struct LogEntry {
+    key: (u64, u64),
+    /// The stream it was launched on (two launches on one stream run in order).
+    stream: usize,
+    /// Set when the launch's task has finished.
+    done: Arc<AtomicBool>,
+}
+
 #[derive(Default)]
 struct DeviceLog {
-    order: Vec<(u64, u64)>,
+    order: Vec<LogEntry>,
     position: HashMap<(u64, u64), usize>,
 }
 
@@ -261,39 +268,46 @@ impl Drop for Inside {
     }
 }
 
-/// Records launch `seq` of communicator `group` on `device` and checks it against
-/// the order of the same communicators on their other shared devices.
-fn check_launch_order(shared: &Shared, rank: usize, seq: u64) -> Result<()> {
+/// Records launch `seq` of `shared` on this rank's device and checks it against the
+/// same communicators' launches on their other devices. Reported: an earlier launch of
+/// another communicator, still running on this device's stream, that was launched
+/// *after* this one on a device where this one already runs on the same stream. Both
+/// streams then wait for each other: a certain deadlock (launches that already
+/// finished, or run on other streams, cannot deadlock this way and are not reported).
+fn check_launch_order(
+    shared: &Shared,
+    rank: usize,
+    seq: u64,
+    stream: usize,
+    done: Arc<AtomicBool>,
+) -> Result<()> {
     let device = shared.devices[rank];
     let mut logs = lock(device_logs());
     let me = (shared.id, seq);
     if let Some(log) = logs.get(&device) {
-        for &(other_group, other_seq) in log.order.iter().rev().take(256) {
-            if other_group == shared.id {
-                continue;
-            }
+        let earlier = log.order.iter().rev().take(256).filter(|e| {
+            e.key.0 != shared.id && e.stream == stream && !e.done.load(Ordering::Acquire)
+        });
+        for other in earlier {
             for (&d2, log2) in logs.iter() {
                 if d2 == device || !shared.devices.contains(&d2) {
                     continue;
                 }
-                let (Some(&mine_there), Some(other_there)) = (
-                    log2.position.get(&me),
-                    Some(log2.position.get(&(other_group, other_seq))),
-                ) else {
+                let Some(&mine_there) = log2.position.get(&me) else {
                     continue;
                 };
-                // On d2, this launch already happened; the other one (launched before
-                // it here) must have happened there first too, unless the other
-                // communicator does not span d2.
-                let other_spans = log2.order.iter().any(|&(g, _)| g == other_group);
-                let before = other_there.is_some_and(|&p| p < mine_there);
-                if other_spans && !before {
+                let mine = &log2.order[mine_there];
+                let later_there = log2.order[mine_there + 1..]
+                    .iter()
+                    .any(|e| e.key == other.key && e.stream == mine.stream);
+                let mine_running = !mine.done.load(Ordering::Acquire);
+                if later_there && mine_running {
                     return Err(Error::Mismatch {
                         what: "launch order of communicators sharing devices".into(),
                         detail: format!(
-                            "on sim device {device} communicator {other_group} op #{other_seq} was launched before \
-                             communicator {} op #{seq}, but on sim device {d2} after it",
-                            shared.id
+                            "on sim device {device} communicator {} op #{} was launched before communicator {} \
+                             op #{seq}, but on sim device {d2} after it, on the same stream: each waits for the other",
+                            other.key.0, other.key.1, shared.id
                         ),
                     });
                 }
@@ -302,11 +316,19 @@ fn check_launch_order(shared: &Shared, rank: usize, seq: u64) -> Result<()> {
     }
     let log = logs.entry(device).or_default();
     log.position.insert(me, log.order.len());
-    log.order.push(me);
+    log.order.push(LogEntry {
+        key: me,
+        stream,
+        done,
+    });
     if log.order.len() > LOG_LIMIT {
-        let drop_n = LOG_LIMIT / 2;
-        log.order.drain(..drop_n);
-        log.position = log.order.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        log.order.drain(..LOG_LIMIT / 2);
+        log.position = log
+            .order
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.key, i))
+            .collect();
     }
     Ok(())
 }
@@ -329,7 +351,9 @@ pub(crate) struct SimComm {
     pub device: Arc<SimDevice>,
     coll_seq: AtomicU64,
     launches: AtomicU64,
-    p2p_seq: Mutex<HashMap<(usize, usize), u64>>,
+    /// Messages counted per (from, to, is_send): a rank sending to itself counts its
+    /// sends and its receives apart.
+    p2p_seq: Mutex<HashMap<(usize, usize, bool), u64>>,
     split_seq: AtomicU64,
 }
 
@@ -364,15 +388,6 @@ impl SimComm {
                 reason: "the communicator was destroyed".into(),
             });
         }
-        if let Some(gone) = st.destroyed.iter().position(|d| *d) {
-            return Err(Error::InvalidUsage {
-                op: "collective",
-                reason: format!(
-                    "rank {gone} has destroyed its communicator, so {op} can never complete \
-                     (destroy is collective)"
-                ),
-            });
-        }
         Ok(())
     }
 
@@ -381,6 +396,7 @@ impl SimComm {
     pub fn launch(&self, stream: &SimStream, ops: Vec<SimOp>) -> Result<()> {
         let shared = self.shared.clone();
         let rank = self.rank;
+        let done = Arc::new(AtomicBool::new(false));
         let mut parts = Vec::with_capacity(ops.len());
         {
             let mut st = lock(&shared.state);
@@ -389,7 +405,7 @@ impl SimComm {
             // leaves no trace.
             let mut next = self.coll_seq.load(Ordering::Relaxed);
             let mut p2p = lock(&self.p2p_seq);
-            let mut p2p_next: HashMap<(usize, usize), u64> = HashMap::new();
+            let mut p2p_next: HashMap<(usize, usize, bool), u64> = HashMap::new();
             for op in &ops {
                 match op.desc.kind {
                     Kind::Send | Kind::Recv => {
@@ -399,9 +415,10 @@ impl SimComm {
                         } else {
                             (peer, rank)
                         };
+                        let counter = (pair.0, pair.1, op.desc.kind == Kind::Send);
                         let n = p2p_next
-                            .entry(pair)
-                            .or_insert_with(|| *p2p.get(&pair).unwrap_or(&0));
+                            .entry(counter)
+                            .or_insert_with(|| *p2p.get(&counter).unwrap_or(&0));
                         let key = (pair.0, pair.1, *n);
                         *n += 1;
                         if let Some(slot) = st.p2p.get(&key) {
@@ -461,7 +478,7 @@ impl SimComm {
                 }
             }
             let launch = self.launches.fetch_add(1, Ordering::Relaxed);
-            check_launch_order(&shared, rank, launch)?;
+            check_launch_order(&shared, rank, launch, stream.identity(), done.clone())?;
             // Register.
             self.coll_seq.store(next, Ordering::Relaxed);
             for (pair, n) in p2p_next {
@@ -488,7 +505,9 @@ impl SimComm {
         }
         let device = self.device.clone();
         stream.submit(Box::new(move || {
-            run_launch(&shared, rank, &device, &ops, &parts)
+            let result = run_launch(&shared, rank, &device, &ops, &parts);
+            done.store(true, Ordering::Release);
+            result
         }))
     }
 

@@ -176,6 +176,19 @@ fn check_all<T: DataType>(rank: usize, dev: &Device, comm: &Communicator, count:
             &want_part,
             &format!("reduce_scatter {op:?} {t}"),
         );
+        let mut whole = DeviceBuffer::from_slice(&s, &big).unwrap();
+        comm.reduce_scatter_in_place(&mut whole, reduce_op(op, rank), &s)
+            .unwrap();
+        let got = whole
+            .view(rank * count..(rank + 1) * count)
+            .unwrap()
+            .to_vec(&s)
+            .unwrap();
+        assert_close(
+            &got,
+            &want_part,
+            &format!("reduce_scatter in place {op:?} {t}"),
+        );
     }
 
     // broadcast from rank 0

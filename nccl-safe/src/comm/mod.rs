@@ -1470,6 +1470,39 @@ impl Communicator {
         )
     }
 
+    /// In-place reduce-scatter: `buf` has `size × n` elements; this rank's reduced
+    /// block lands in `buf[rank × n .. (rank+1) × n]` (the rest is left as it was).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when `buf.len()` is not a multiple of the size.
+    pub fn reduce_scatter_in_place<T: DataType>(
+        &self,
+        buf: &mut impl AsDeviceViewMut<T>,
+        op: ReduceOp<'_, T>,
+        stream: &Stream,
+    ) -> Result<()> {
+        let b = buf.device_view_mut();
+        let n = self.block("reduce_scatter", b.len())?;
+        self.check_buffer("reduce_scatter", b.device())?;
+        let mine = b.as_view().slice(self.rank() * n..(self.rank() + 1) * n)?;
+        let mut uses = vec![b.write_use(false).owned(b.allocation())];
+        let (red, scalar) = self.red_op(&op, &mut uses)?;
+        let desc = self.desc::<T>(Kind::ReduceScatter, n, None, red);
+        let send_len = b.bytes().len();
+        self.issue(
+            stream,
+            Call {
+                desc,
+                send: Some(b.addr()),
+                send_len,
+                recv: Some(mine.addr()),
+                scalar,
+                uses,
+            },
+        )
+    }
+
     /// Block s of `recv` = block r of rank s's `send` (r = this rank); both have
     /// `size × n` elements.
     ///

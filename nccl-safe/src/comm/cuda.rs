@@ -44,16 +44,24 @@ fn bind(device: &Device) -> Result<()> {
     }
 }
 
-/// Polls `comm` until its state leaves `ncclInProgress`, under `timeout`.
-fn poll(comm: sys::ncclComm_t, timeout: Duration, op: &'static str) -> Result<()> {
+/// Polls `comm` (on `device`) until its state leaves `ncclInProgress`, under
+/// `timeout`. The device's NCCL lock is taken for each poll and released between
+/// polls, so an abort handle can get in (Decision 7); an aborted communicator ends
+/// the wait with [`Error::Aborted`].
+fn poll(comm: &CudaComm, device: &Device, timeout: Duration, op: &'static str) -> Result<()> {
     let lib = lib()?;
     let start = Instant::now();
     loop {
-        let mut state = sys::ncclSuccess;
-        // SAFETY: a live communicator; writes one result code.
-        check("ncclCommGetAsyncError", unsafe {
-            lib.ncclCommGetAsyncError(comm, &mut state)?
-        })?;
+        let state = {
+            let _guard = device.nccl_lock();
+            let raw = comm.raw()?;
+            let mut state = sys::ncclSuccess;
+            // SAFETY: a live communicator (the lock keeps abort out); writes one code.
+            check("ncclCommGetAsyncError", unsafe {
+                lib.ncclCommGetAsyncError(raw, &mut state)?
+            })?;
+            state
+        };
         if state != sys::ncclInProgress {
             return check(op, state);
         }
@@ -80,9 +88,8 @@ impl CudaComm {
     fn raw(&self) -> Result<sys::ncclComm_t> {
         match *self.raw.lock().unwrap_or_else(|e| e.into_inner()) {
             Some(p) => Ok(p as sys::ncclComm_t),
-            None => Err(Error::InvalidUsage {
-                op: "communicator",
-                reason: "destroyed or aborted".into(),
+            None => Err(Error::Aborted {
+                what: "the communicator was aborted or destroyed".into(),
             }),
         }
     }
@@ -185,8 +192,21 @@ impl CudaComm {
 
     /// Launches `calls` in one NCCL group on `stream`, polled to completion of the
     /// enqueue.
-    pub fn launch(&self, stream: &CudaStream, calls: &[Call], config: &Config) -> Result<()> {
-        launch_many(&[(self, stream, calls, config)])
+    pub fn launch(
+        &self,
+        device: &Device,
+        stream: &CudaStream,
+        calls: &[Call],
+        config: &Config,
+    ) -> Result<()> {
+        let created = {
+            let _guard = device.nccl_lock();
+            launch_many(&[(self, stream, calls, config)])?
+        };
+        let result = poll(self, device, config.call_timeout, "ncclGroupEnd");
+        let _guard = device.nccl_lock();
+        destroy_ops_locked(created);
+        result
     }
 
     pub fn abort(&self, device: &Device) -> Result<()> {
@@ -200,14 +220,16 @@ impl CudaComm {
     }
 
     pub fn finalize(&self, device: &Device, timeout: Duration) -> Result<()> {
-        let _guard = device.nccl_lock();
-        bind(device)?;
-        let comm = self.raw()?;
-        // SAFETY: a live communicator.
-        started("ncclCommFinalize", unsafe {
-            lib()?.ncclCommFinalize(comm)?
-        })?;
-        poll(comm, timeout, "ncclCommFinalize")
+        {
+            let _guard = device.nccl_lock();
+            bind(device)?;
+            let comm = self.raw()?;
+            // SAFETY: a live communicator.
+            started("ncclCommFinalize", unsafe {
+                lib()?.ncclCommFinalize(comm)?
+            })?;
+        }
+        poll(self, device, timeout, "ncclCommFinalize")
     }
 
     pub fn destroy(&self, device: &Device) -> Result<()> {
@@ -222,38 +244,53 @@ impl CudaComm {
 
     pub fn split(
         &self,
+        device: &Device,
         color: Option<u32>,
         key: i32,
         config: &Config,
         timeout: Duration,
     ) -> Result<Option<(usize, usize, CudaComm)>> {
         let lib = lib()?;
-        let parent = self.raw()?;
         let (mut raw_config, _strings) = config.to_raw()?;
         let mut new: sys::ncclComm_t = ptr::null_mut();
         let color = color.map_or(sys::NCCL_SPLIT_NOCOLOR, |c| c as i32);
-        // SAFETY: a live parent, valid out-pointer and config.
-        started("ncclCommSplit", unsafe {
-            lib.ncclCommSplit(parent, color, key, &mut new, &mut raw_config)?
-        })?;
-        poll(parent, timeout, "ncclCommSplit")?;
+        {
+            let _guard = device.nccl_lock();
+            bind(device)?;
+            let parent = self.raw()?;
+            // SAFETY: a live parent, valid out-pointer and config.
+            started("ncclCommSplit", unsafe {
+                lib.ncclCommSplit(parent, color, key, &mut new, &mut raw_config)?
+            })?;
+        }
+        poll(self, device, timeout, "ncclCommSplit")?;
         if new.is_null() {
             return Ok(None);
         }
-        poll(new, timeout, "ncclCommSplit")?;
+        let child = CudaComm {
+            raw: Mutex::new(Some(new as usize)),
+        };
+        poll(&child, device, timeout, "ncclCommSplit")?;
         let (mut rank, mut size) = (0, 0);
-        // SAFETY: a live communicator; each writes one int.
-        unsafe {
-            check("ncclCommUserRank", lib.ncclCommUserRank(new, &mut rank)?)?;
-            check("ncclCommCount", lib.ncclCommCount(new, &mut size)?)?;
+        {
+            let _guard = device.nccl_lock();
+            // SAFETY: a live communicator; each writes one int.
+            unsafe {
+                check("ncclCommUserRank", lib.ncclCommUserRank(new, &mut rank)?)?;
+                check("ncclCommCount", lib.ncclCommCount(new, &mut size)?)?;
+            }
         }
-        Ok(Some((
-            rank as usize,
-            size as usize,
-            CudaComm {
-                raw: Mutex::new(Some(new as usize)),
-            },
-        )))
+        Ok(Some((rank as usize, size as usize, child)))
+    }
+}
+
+/// Destroys the PreMulSum ops of a launch, after its group ended and was polled.
+/// The caller holds the NCCL lock of every device involved.
+pub(crate) fn destroy_ops_locked(created: Vec<(sys::ncclRedOp_t, usize)>) {
+    let Ok(lib) = lib() else { return };
+    for (op, comm) in created {
+        // SAFETY: created for this live communicator; NCCL copied its state at the call.
+        let _ = unsafe { lib.ncclRedOpDestroy(op, comm as sys::ncclComm_t) };
     }
 }
 
@@ -265,7 +302,7 @@ fn red_op(
     dtype: sys::ncclDataType_t,
     scalar: Option<u64>,
     comm: sys::ncclComm_t,
-    created: &mut Vec<(sys::ncclRedOp_t, sys::ncclComm_t)>,
+    created: &mut Vec<(sys::ncclRedOp_t, usize)>,
 ) -> Result<sys::ncclRedOp_t> {
     let (residence, ptr): (sys::ncclScalarResidence_t, *mut c_void) = match (op, scalar) {
         (RedOp::Sum | RedOp::None, _) => return Ok(sys::ncclSum),
@@ -290,7 +327,7 @@ fn red_op(
     check("ncclRedOpCreatePreMulSum", unsafe {
         lib.ncclRedOpCreatePreMulSum(&mut out, ptr, dtype, residence, comm)?
     })?;
-    created.push((out, comm));
+    created.push((out, comm as usize));
     Ok(out)
 }
 
@@ -300,7 +337,7 @@ fn issue(
     comm: sys::ncclComm_t,
     stream: sys::CUstream,
     call: &Call,
-    created: &mut Vec<(sys::ncclRedOp_t, sys::ncclComm_t)>,
+    created: &mut Vec<(sys::ncclRedOp_t, usize)>,
 ) -> Result<()> {
     let d = &call.desc;
     let dt = d.dtype.to_nccl();
@@ -425,32 +462,30 @@ fn nccl_name(kind: Kind) -> &'static str {
     }
 }
 
-/// Launches the calls of several communicators in one NCCL group; the caller holds
-/// every device's NCCL lock and has inserted the buffers' waits.
-pub(crate) fn launch_many(launches: &[(&CudaComm, &CudaStream, &[Call], &Config)]) -> Result<()> {
+/// Issues the calls of several communicators in one NCCL group. The caller holds
+/// every device's NCCL lock and has inserted the buffers' waits; it polls the
+/// communicators afterwards (without the locks) and then destroys the returned
+/// PreMulSum ops.
+pub(crate) fn launch_many(
+    launches: &[(&CudaComm, &CudaStream, &[Call], &Config)],
+) -> Result<Vec<(sys::ncclRedOp_t, usize)>> {
     let lib = lib()?;
     let mut created = Vec::new();
-    let mut comms = Vec::new();
     // SAFETY: no arguments.
     check("ncclGroupStart", unsafe { lib.ncclGroupStart()? })?;
     let mut result = Ok(());
-    for (comm, stream, calls, _) in launches {
-        let raw = match comm.raw() {
+    'outer: for (comm, stream, calls, _) in launches {
+        let raw = match comm.raw().and_then(|r| stream.device.bind().map(|_| r)) {
             Ok(r) => r,
             Err(e) => {
                 result = Err(e);
                 break;
             }
         };
-        if let Err(e) = stream.device.bind() {
-            result = Err(e);
-            break;
-        }
-        comms.push(raw);
         for call in *calls {
             if let Err(e) = issue(lib, raw, stream.raw, call, &mut created) {
                 result = Err(e);
-                break;
+                break 'outer;
             }
         }
     }
@@ -459,18 +494,13 @@ pub(crate) fn launch_many(launches: &[(&CudaComm, &CudaStream, &[Call], &Config)
     let end = unsafe { lib.ncclGroupEnd() };
     result?;
     started("ncclGroupEnd", end?)?;
-    let timeout = launches
-        .iter()
-        .map(|l| l.3.call_timeout)
-        .max()
-        .unwrap_or(Duration::from_secs(300));
-    for raw in comms {
-        poll(raw, timeout, "ncclGroupEnd")?;
-    }
-    for (op, comm) in created {
-        // SAFETY: created above for this communicator; NCCL copied its state at the
-        // call.
-        let _ = unsafe { lib.ncclRedOpDestroy(op, comm) };
+    Ok(created)
+}
+
+/// Polls every communicator of a group launch (see [`launch_many`]).
+pub(crate) fn poll_many(launches: &[(&CudaComm, &Device, &Config)]) -> Result<()> {
+    for (comm, device, config) in launches {
+        poll(comm, device, config.call_timeout, "ncclGroupEnd")?;
     }
     Ok(())
 }

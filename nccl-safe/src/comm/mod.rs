@@ -617,9 +617,9 @@ impl CommInner {
         check_same_device("collective", &self.device, stream.device())?;
         let owned: Vec<&OwnedUse> = calls.iter().flat_map(|c| c.uses.iter()).collect();
         let uses: Vec<Use<'_>> = owned.iter().map(|u| u.borrow()).collect();
-        let _guard = self.device.nccl_lock();
         match &self.backend {
             Backend::Sim { .. } => {
+                let _guard = self.device.nccl_lock();
                 let comm = self.sim("collective")?;
                 let _inside = sim::Inside::enter(self.device.ordinal(), "collective")?;
                 enqueue(&stream.inner, &uses, |imp| match imp {
@@ -644,7 +644,7 @@ impl CommInner {
             }
             Backend::Cuda(c) => {
                 enqueue(&stream.inner, &uses, |imp| match imp {
-                    StreamImpl::Cuda(s) => c.launch(s, &calls, &self.config),
+                    StreamImpl::Cuda(s) => c.launch(&self.device, s, &calls, &self.config),
                     StreamImpl::Sim(_) => Err(Error::Unsupported {
                         driver: DriverKind::Sim,
                         what: "cuda launch",
@@ -1136,10 +1136,13 @@ impl Communicator {
                 )))
             }
             Backend::Cuda(c) => {
-                let out = {
-                    let _guard = self.inner.device.nccl_lock();
-                    c.split(color, key, config, self.inner.config.call_timeout)?
-                };
+                let out = c.split(
+                    &self.inner.device,
+                    color,
+                    key,
+                    config,
+                    self.inner.config.call_timeout,
+                )?;
                 Ok(out.map(|(rank, size, raw)| made(rank, size, Backend::Cuda(raw))))
             }
         }
@@ -1863,7 +1866,7 @@ fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Resu
         }
     }
     devices.sort_by_key(|d| d.ordinal());
-    let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
+    let guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
     for (_, stream, calls) in &per_comm {
         let uses: Vec<Use<'_>> = calls
             .iter()
@@ -1885,7 +1888,19 @@ fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Resu
             },
         )
         .collect::<Result<_>>()?;
-    cuda::launch_many(&launches)?;
+    let created = cuda::launch_many(&launches)?;
+    drop(guards);
+    let polls: Vec<(&cuda::CudaComm, &Device, &Config)> = per_comm
+        .iter()
+        .zip(&launches)
+        .map(|((comm, _, _), l)| (l.0, &comm.device, &comm.config))
+        .collect();
+    let polled = cuda::poll_many(&polls);
+    {
+        let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
+        cuda::destroy_ops_locked(created);
+    }
+    polled?;
     for (comm, stream, calls) in &per_comm {
         let uses: Vec<Use<'_>> = calls
             .iter()

@@ -137,6 +137,19 @@ pub struct Config {
     teardown_timeout: Duration,
 }
 
+/// Builder methods that set one optional `ncclConfig_t` field.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, value: $ty) -> Config {
+                self.$name = Some(value);
+                self
+            }
+        )*
+    };
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config::new()
@@ -174,22 +187,19 @@ impl Config {
         self.blocking.unwrap_or(true)
     }
 
-    /// Thread-block cluster size (`cgaClusterSize`, 0..=8).
-    pub fn cga_cluster_size(mut self, size: u32) -> Config {
-        self.cga_cluster_size = Some(size);
-        self
-    }
-
-    /// Minimum number of CTAs (`minCTAs`).
-    pub fn min_ctas(mut self, n: u32) -> Config {
-        self.min_ctas = Some(n);
-        self
-    }
-
-    /// Maximum number of CTAs (`maxCTAs`).
-    pub fn max_ctas(mut self, n: u32) -> Config {
-        self.max_ctas = Some(n);
-        self
+    setters! {
+        /// Thread-block cluster size (`cgaClusterSize`, 0..=8).
+        cga_cluster_size: u32;
+        /// Minimum number of CTAs (`minCTAs`).
+        min_ctas: u32;
+        /// Maximum number of CTAs (`maxCTAs`).
+        max_ctas: u32;
+        /// Share resources with the parent in `split` (`splitShare`).
+        split_share: bool;
+        /// Network traffic class (`trafficClass`).
+        traffic_class: u32;
+        /// Enable CollNet (`collnetEnable`).
+        collnet_enable: bool;
     }
 
     /// Network plugin name (`netName`).
@@ -198,27 +208,9 @@ impl Config {
         self
     }
 
-    /// Share resources with the parent in `split` (`splitShare`).
-    pub fn split_share(mut self, share: bool) -> Config {
-        self.split_share = Some(share);
-        self
-    }
-
-    /// Network traffic class (`trafficClass`).
-    pub fn traffic_class(mut self, class: u32) -> Config {
-        self.traffic_class = Some(class);
-        self
-    }
-
     /// A name for logs and profilers (`commName`).
     pub fn comm_name(mut self, name: &str) -> Config {
         self.comm_name = Some(name.to_string());
-        self
-    }
-
-    /// Enable CollNet (`collnetEnable`).
-    pub fn collnet_enable(mut self, enable: bool) -> Config {
-        self.collnet_enable = Some(enable);
         self
     }
 

@@ -1,8 +1,34 @@
 //! Process groups over NCCL whose asynchronous collectives are honest about what
-//! blocks: explicit initialisation and connection, `Work` handles that distinguish a
-//! stream-wait from a host-wait, a watchdog, and hang reports that name the missing
-//! rank.
+//! blocks.
 //!
-//! None of that exists yet; this crate re-exports the layer it builds on.
+//! - **Init and connection are explicit.** [`ProcessGroup::new`] creates the
+//!   communicator and, with [`InitWait::Block`], returns once every rank has joined;
+//!   when NCCL would connect peers lazily (`NCCL_RUNTIME_CONNECT`, on by default) it
+//!   runs warm-up collectives there and then, so later calls never wait for a peer on
+//!   the host.
+//! - **Two waits, two names.** Every operation returns a [`Work`] once its kernels are
+//!   enqueued: [`Work::wait_stream`] makes a stream depend on it and returns at once;
+//!   [`Work::wait_host`] blocks the thread, under a timeout.
+//! - **Hangs are diagnosable.** A watchdog fails operations that run past the timeout,
+//!   aborts per policy, and dumps a flight recorder; [`hang_report`] (and the
+//!   `nccl-hang-report` program) merges the dumps of all ranks into one line per
+//!   finding, naming the rank that never arrived.
+//!
+//! Backpressure: a GPU's launch queue holds about a thousand pending operations, after
+//! which a launch blocks the host with no word why. [`Options::max_in_flight`] caps the
+//! operations in flight; past it, a call waits (at most the timeout) for the oldest to
+//! finish, and says so if it cannot.
+
+mod error;
+mod group;
+mod recorder;
+mod report;
+
+pub use error::{Error, Result};
+pub use group::{
+    ErrorPolicy, InitWait, Options, ProcessGroup, WaitMode, Work, WorkSet, runtime_connect,
+};
+pub use recorder::{Dump, Entry, State};
+pub use report::hang_report;
 
 pub use nccl_safe;

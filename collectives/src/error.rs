@@ -1,0 +1,92 @@
+//! The collectives layer's error type.
+
+use std::time::Duration;
+
+/// What went wrong with a group or one of its operations. Every variant about an
+/// operation names the group, the rank, the operation, its sequence number and the
+/// call site.
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An error of the layer below (arguments, drivers, NCCL, mismatches on the sim).
+    #[error(transparent)]
+    Safe(#[from] nccl_safe::Error),
+    /// A host-wait gave up, or the watchdog saw an operation run past the timeout.
+    #[error("{op} #{seq} ({call_site}) on rank {rank} of group {group} timed out after {waited:?}")]
+    Timeout {
+        /// Group name.
+        group: String,
+        /// This rank.
+        rank: usize,
+        /// The operation.
+        op: String,
+        /// Its sequence number.
+        seq: u64,
+        /// How long it was waited for.
+        waited: Duration,
+        /// Where it was issued.
+        call_site: String,
+    },
+    /// The operation was failed by an abort (local, by policy, or by an abort handle).
+    #[error("{op} #{seq} ({call_site}) on rank {rank} of group {group} was aborted: {reason}")]
+    Aborted {
+        /// Group name.
+        group: String,
+        /// This rank.
+        rank: usize,
+        /// The operation.
+        op: String,
+        /// Its sequence number.
+        seq: u64,
+        /// Where it was issued.
+        call_site: String,
+        /// Why the group was aborted.
+        reason: String,
+    },
+    /// The operation failed asynchronously (an NCCL async error, a failed stream, a
+    /// mismatch the sim found while it ran).
+    #[error("{op} #{seq} ({call_site}) on rank {rank} of group {group} failed: {reason}")]
+    Failed {
+        /// Group name.
+        group: String,
+        /// This rank.
+        rank: usize,
+        /// The operation.
+        op: String,
+        /// Its sequence number.
+        seq: u64,
+        /// Where it was issued.
+        call_site: String,
+        /// The error's text.
+        reason: String,
+    },
+    /// The group can no longer be used.
+    #[error("group {group} on rank {rank} is aborted: {reason}")]
+    GroupAborted {
+        /// Group name.
+        group: String,
+        /// This rank.
+        rank: usize,
+        /// Why.
+        reason: String,
+    },
+    /// Too many operations in flight for too long (backpressure).
+    #[error(
+        "group {group} on rank {rank}: {in_flight} operations still in flight after {waited:?} (cap {cap})"
+    )]
+    InFlightCap {
+        /// Group name.
+        group: String,
+        /// This rank.
+        rank: usize,
+        /// Operations in flight.
+        in_flight: usize,
+        /// The configured cap.
+        cap: usize,
+        /// How long the call waited for room.
+        waited: Duration,
+    },
+}
+
+/// What the collectives layer returns.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

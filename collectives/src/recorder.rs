@@ -1,0 +1,241 @@
+//! The flight recorder: a bounded record of a group's operations, dumped as JSON.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+/// Where an operation stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    /// Enqueued; not known to be complete.
+    Scheduled,
+    /// Completed.
+    Completed,
+    /// Failed (an error of the stream or the communicator, or an abort).
+    Failed,
+    /// Ran past the group's timeout.
+    TimedOut,
+}
+
+/// One operation of a group, as recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Position among the group's collectives (`None` for point-to-point).
+    pub seq: Option<u64>,
+    /// For point-to-point: the peer and the position among messages to/from it.
+    pub p2p: Option<(usize, u64)>,
+    /// The operation (`all_reduce`, `send`, ...).
+    pub op: String,
+    /// Element type.
+    pub dtype: String,
+    /// Element count as the operation was called.
+    pub count: usize,
+    /// Root of a rooted collective.
+    pub root: Option<usize>,
+    /// Where the public API was called from (`file:line`).
+    pub call_site: String,
+    /// When it was enqueued, in milliseconds since the Unix epoch.
+    pub enqueued_ms: u64,
+    /// When it was seen complete, if it was.
+    pub completed_ms: Option<u64>,
+    /// Where it stands.
+    pub state: State,
+}
+
+impl Entry {
+    /// Whether the operation is still pending.
+    pub fn is_pending(&self) -> bool {
+        self.state == State::Scheduled
+    }
+}
+
+/// All a rank knows about its group when dumped.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dump {
+    /// Group name.
+    pub group: String,
+    /// This rank.
+    pub rank: usize,
+    /// Number of ranks.
+    pub size: usize,
+    /// The driver (`cuda` or `sim`).
+    pub driver: String,
+    /// Why it was dumped.
+    pub reason: String,
+    /// When, in milliseconds since the Unix epoch.
+    pub dumped_ms: u64,
+    /// The operations, oldest first.
+    pub entries: Vec<Entry>,
+}
+
+impl Dump {
+    /// Reads a dump written by [`FlightRecorder::dump_to`].
+    ///
+    /// # Errors
+    ///
+    /// An I/O or JSON error, as text naming the file.
+    pub fn read(path: &Path) -> Result<Dump, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// A bounded ring of entries that never evicts an entry still pending: when full, the
+/// oldest finished entries go first; pending ones stay even past the capacity.
+pub(crate) struct FlightRecorder {
+    capacity: usize,
+    /// (id, entry); ids only grow.
+    entries: Mutex<VecDeque<(u64, Entry)>>,
+    next_id: Mutex<u64>,
+}
+
+impl FlightRecorder {
+    pub fn new(capacity: usize) -> FlightRecorder {
+        FlightRecorder {
+            capacity: capacity.max(1),
+            entries: Mutex::new(VecDeque::new()),
+            next_id: Mutex::new(0),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, Entry)>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn push(&self, entry: Entry) -> u64 {
+        let id = {
+            let mut n = self.next_id.lock().unwrap_or_else(|e| e.into_inner());
+            *n += 1;
+            *n
+        };
+        let mut entries = self.lock();
+        entries.push_back((id, entry));
+        while entries.len() > self.capacity {
+            match entries.iter().position(|(_, e)| !e.is_pending()) {
+                Some(i) => {
+                    entries.remove(i);
+                }
+                None => break,
+            }
+        }
+        id
+    }
+
+    pub fn set_state(&self, id: u64, state: State) {
+        let mut entries = self.lock();
+        if let Some((_, e)) = entries.iter_mut().find(|(i, _)| *i == id) {
+            if e.state == State::Scheduled || state != State::Completed {
+                e.state = state;
+                if state == State::Completed {
+                    e.completed_ms = Some(now_ms());
+                }
+            }
+        }
+    }
+
+    pub fn entries(&self) -> Vec<Entry> {
+        self.lock().iter().map(|(_, e)| e.clone()).collect()
+    }
+
+    pub fn dump(&self, group: &str, rank: usize, size: usize, driver: &str, reason: &str) -> Dump {
+        Dump {
+            group: group.to_string(),
+            rank,
+            size,
+            driver: driver.to_string(),
+            reason: reason.to_string(),
+            dumped_ms: now_ms(),
+            entries: self.entries(),
+        }
+    }
+
+    /// Writes `dump` to `<dir>/<group>-rank<rank>.json`.
+    pub fn dump_to(dir: &Path, dump: &Dump) -> std::io::Result<PathBuf> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(format!("{}-rank{}.json", sanitize(&dump.group), dump.rank));
+        let text = serde_json::to_string_pretty(dump).map_err(std::io::Error::other)?;
+        std::fs::write(&path, text)?;
+        Ok(path)
+    }
+}
+
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(seq: u64, state: State) -> Entry {
+        Entry {
+            seq: Some(seq),
+            p2p: None,
+            op: "all_reduce".into(),
+            dtype: "f32".into(),
+            count: 4,
+            root: None,
+            call_site: "x.rs:1".into(),
+            enqueued_ms: 0,
+            completed_ms: None,
+            state,
+        }
+    }
+
+    #[test]
+    fn the_ring_is_bounded_but_never_evicts_a_pending_entry() {
+        let r = FlightRecorder::new(3);
+        let first = r.push(entry(0, State::Scheduled));
+        for i in 1..10 {
+            let id = r.push(entry(i, State::Scheduled));
+            r.set_state(id, State::Completed);
+        }
+        let e = r.entries();
+        assert_eq!(e.len(), 3);
+        assert_eq!(e[0].seq, Some(0), "the pending entry survived");
+        assert_eq!(e[2].seq, Some(9));
+        r.set_state(first, State::TimedOut);
+        assert_eq!(r.entries()[0].state, State::TimedOut);
+        // All pending: the ring grows past its capacity rather than lose one.
+        let r = FlightRecorder::new(2);
+        for i in 0..5 {
+            r.push(entry(i, State::Scheduled));
+        }
+        assert_eq!(r.entries().len(), 5);
+    }
+
+    #[test]
+    fn dumps_round_trip_through_json_files() {
+        let r = FlightRecorder::new(8);
+        r.push(entry(0, State::Scheduled));
+        let dump = r.dump("train/g", 3, 4, "sim", "on request");
+        let dir = tempfile::tempdir().unwrap();
+        let path = FlightRecorder::dump_to(dir.path(), &dump).unwrap();
+        assert!(path.ends_with("train_g-rank3.json"));
+        assert_eq!(Dump::read(&path).unwrap(), dump);
+        assert!(
+            Dump::read(&dir.path().join("missing.json"))
+                .unwrap_err()
+                .contains("missing.json")
+        );
+    }
+}

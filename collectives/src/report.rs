@@ -1,0 +1,260 @@
+//! The hang report: merges the flight-recorder dumps of all ranks of a group and says,
+//! one line per finding, who is waiting, who never arrived, and who issued something
+//! else.
+
+use std::collections::BTreeMap;
+
+use crate::recorder::{Dump, Entry};
+
+fn ranks_text(ranks: &[usize]) -> String {
+    let list: Vec<String> = ranks.iter().map(|r| r.to_string()).collect();
+    let noun = if ranks.len() == 1 { "rank" } else { "ranks" };
+    format!("{noun} {}", list.join(","))
+}
+
+/// One line per finding, earliest collective first:
+/// - `all_reduce #7 (train.rs:57): ranks 0,2,3 waiting; rank 1 never issued it (last:
+///   broadcast #6 at train.rs:41)`
+/// - `rank 2 issued all_gather (count 4, f32) at #7 (train.rs:60) where ranks 0,1,3
+///   issued all_reduce (count 4, f32) (train.rs:57)`
+/// - `all_reduce #9 (train.rs:57): issued by every rank, still pending on ranks 0,1`
+///
+/// Ranks missing from `dumps` are reported once. Point-to-point operations are listed
+/// when they are still pending.
+pub fn hang_report(dumps: &[Dump]) -> Vec<String> {
+    let mut lines = Vec::new();
+    if dumps.is_empty() {
+        return lines;
+    }
+    let size = dumps.iter().map(|d| d.size).max().unwrap_or(0);
+    let mut by_rank: BTreeMap<usize, &Dump> = BTreeMap::new();
+    for d in dumps {
+        by_rank.insert(d.rank, d);
+    }
+    let absent: Vec<usize> = (0..size).filter(|r| !by_rank.contains_key(r)).collect();
+    if !absent.is_empty() {
+        lines.push(format!(
+            "no dump from {} (of {size}): they are left out below",
+            ranks_text(&absent)
+        ));
+    }
+    // Per rank: collective entries by sequence number.
+    let colls: BTreeMap<usize, BTreeMap<u64, &Entry>> = by_rank
+        .iter()
+        .map(|(&r, d)| {
+            (
+                r,
+                d.entries
+                    .iter()
+                    .filter_map(|e| e.seq.map(|s| (s, e)))
+                    .collect(),
+            )
+        })
+        .collect();
+    let max_seq = colls.values().flat_map(|m| m.keys().copied()).max();
+    let mut reported_missing: Vec<usize> = Vec::new();
+    if let Some(max_seq) = max_seq {
+        for seq in 0..=max_seq {
+            let here: Vec<(usize, &Entry)> = colls
+                .iter()
+                .filter_map(|(&r, m)| m.get(&seq).map(|e| (r, *e)))
+                .collect();
+            if here.is_empty() {
+                continue;
+            }
+            // Which operation do most ranks say this is?
+            let mut kinds: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            for (r, e) in &here {
+                kinds.entry(describe(e)).or_default().push(*r);
+            }
+            let (main_desc, main_ranks) = kinds
+                .iter()
+                .max_by_key(|(_, rs)| rs.len())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .unwrap_or_default();
+            let main_entry = here
+                .iter()
+                .find(|(r, _)| main_ranks.contains(r))
+                .map(|(_, e)| *e);
+            for (desc, ranks) in &kinds {
+                if *desc == main_desc {
+                    continue;
+                }
+                let their = here
+                    .iter()
+                    .find(|(r, _)| ranks.contains(r))
+                    .map(|(_, e)| *e);
+                lines.push(format!(
+                    "{} issued {desc} at #{seq} ({}) where {} issued {main_desc} ({})",
+                    ranks_text(ranks),
+                    their.map_or("?", |e| e.call_site.as_str()),
+                    ranks_text(&main_ranks),
+                    main_entry.map_or("?", |e| e.call_site.as_str()),
+                ));
+            }
+            let pending: Vec<usize> = here
+                .iter()
+                .filter(|(_, e)| e.is_pending())
+                .map(|(r, _)| *r)
+                .collect();
+            if pending.is_empty() {
+                continue;
+            }
+            let missing: Vec<usize> = colls
+                .keys()
+                .copied()
+                .filter(|r| !colls[r].contains_key(&seq))
+                .collect();
+            let Some(main) = main_entry else { continue };
+            let head = format!("{} #{seq} ({})", main.op, main.call_site);
+            if missing.is_empty() {
+                if kinds.len() == 1 {
+                    lines.push(format!(
+                        "{head}: issued by every rank, still pending on {}",
+                        ranks_text(&pending)
+                    ));
+                }
+                continue;
+            }
+            let new_missing: Vec<usize> = missing
+                .iter()
+                .copied()
+                .filter(|r| !reported_missing.contains(r))
+                .collect();
+            if new_missing.is_empty() {
+                continue;
+            }
+            let mut parts = Vec::new();
+            for r in &new_missing {
+                let last = colls[r].range(..seq).next_back();
+                parts.push(match last {
+                    Some((s, e)) => format!(
+                        "rank {r} never issued it (last: {} #{s} at {})",
+                        e.op, e.call_site
+                    ),
+                    None => format!("rank {r} never issued it (no collective before it)"),
+                });
+            }
+            lines.push(format!(
+                "{head}: {} waiting; {}",
+                ranks_text(&pending),
+                parts.join("; ")
+            ));
+            reported_missing.extend(new_missing);
+        }
+    }
+    for (r, d) in &by_rank {
+        for e in d
+            .entries
+            .iter()
+            .filter(|e| e.seq.is_none() && e.is_pending())
+        {
+            if let Some((peer, n)) = e.p2p {
+                lines.push(format!(
+                    "rank {r}: {} #{n} with rank {peer} ({}) still pending",
+                    e.op, e.call_site
+                ));
+            }
+        }
+    }
+    lines
+}
+
+fn describe(e: &Entry) -> String {
+    match e.root {
+        Some(root) => format!("{} (count {}, {}, root {root})", e.op, e.count, e.dtype),
+        None => format!("{} (count {}, {})", e.op, e.count, e.dtype),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recorder::State;
+
+    fn e(seq: u64, op: &str, site: &str, state: State) -> Entry {
+        Entry {
+            seq: Some(seq),
+            p2p: None,
+            op: op.into(),
+            dtype: "f32".into(),
+            count: 4,
+            root: None,
+            call_site: site.into(),
+            enqueued_ms: 0,
+            completed_ms: None,
+            state,
+        }
+    }
+
+    fn dump(rank: usize, entries: Vec<Entry>) -> Dump {
+        Dump {
+            group: "g".into(),
+            rank,
+            size: 4,
+            driver: "sim".into(),
+            reason: "timeout".into(),
+            dumped_ms: 0,
+            entries,
+        }
+    }
+
+    #[test]
+    fn a_rank_that_skipped_a_collective_is_named_with_both_call_sites() {
+        use State::*;
+        let full = |rank| {
+            dump(
+                rank,
+                vec![
+                    e(6, "broadcast", "train.rs:41", Completed),
+                    e(7, "all_reduce", "train.rs:57", Scheduled),
+                ],
+            )
+        };
+        let dumps = vec![
+            full(0),
+            dump(1, vec![e(6, "broadcast", "train.rs:41", Completed)]),
+            full(2),
+            full(3),
+        ];
+        let lines = hang_report(&dumps);
+        assert_eq!(
+            lines,
+            vec![
+                "all_reduce #7 (train.rs:57): ranks 0,2,3 waiting; rank 1 never issued it (last: broadcast #6 at \
+                 train.rs:41)"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_mismatch_names_both_operations() {
+        use State::*;
+        let ar = |rank| dump(rank, vec![e(7, "all_reduce", "train.rs:57", Scheduled)]);
+        let dumps = vec![
+            ar(0),
+            ar(1),
+            dump(2, vec![e(7, "all_gather", "train.rs:60", Scheduled)]),
+            ar(3),
+        ];
+        let lines = hang_report(&dumps);
+        assert_eq!(
+            lines[0],
+            "rank 2 issued all_gather (count 4, f32) at #7 (train.rs:60) where ranks 0,1,3 issued all_reduce \
+             (count 4, f32) (train.rs:57)"
+        );
+    }
+
+    #[test]
+    fn completed_histories_report_nothing_and_missing_dumps_are_said() {
+        use State::*;
+        let done = |rank| dump(rank, vec![e(0, "all_reduce", "a.rs:1", Completed)]);
+        assert!(hang_report(&[done(0), done(1), done(2), done(3)]).is_empty());
+        let lines = hang_report(&[done(0), done(1)]);
+        assert_eq!(
+            lines,
+            vec!["no dump from ranks 2,3 (of 4): they are left out below"]
+        );
+        assert!(hang_report(&[]).is_empty());
+    }
+}

@@ -1,0 +1,180 @@
+//! The seed scenario: "I call an asynchronous all-reduce, yet my process still blocks
+//! until the slow rank arrives."
+//!
+//! Two ranks. Rank 1 is slow: it sleeps before its all-reduce. Rank 0 prints "begin
+//! async all-reduce", issues the all-reduce, and prints "async check". Then it makes a
+//! compute stream wait for the result (a stream-wait: returns at once), adds 100 on
+//! that stream (the seed's `output.add_(100)`), and prints the value: 101, as the
+//! values are the ranks (0 + 1 + 100).
+//!
+//! By default the process group is created up front, which is where the ranks wait for
+//! each other: rank 0's "async check" follows "begin" at once, and only reading the
+//! value waits for rank 1. With `--lazy-init` the group is created inside the first
+//! collective, as frameworks do: rank 0 is then blocked in its "asynchronous" call for
+//! the whole sleep.
+//!
+//! Usage: `seed [--sleep SECONDS] [--lazy-init]`. Runs on two GPUs when there are two,
+//! else on the sim driver (it says which).
+
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use collectives::{Options, ProcessGroup};
+use nccl_safe::{Device, DeviceBuffer, DriverKind, ReduceOp, Stream, UniqueId};
+
+struct Args {
+    sleep: Duration,
+    lazy: bool,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut args = Args {
+        sleep: Duration::from_secs(5),
+        lazy: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--lazy-init" => args.lazy = true,
+            "--sleep" => {
+                let v = it.next().ok_or("--sleep needs a number of seconds")?;
+                let secs: f64 = v
+                    .parse()
+                    .map_err(|_| format!("--sleep {v:?} is not a number of seconds"))?;
+                if !(0.0..=3600.0).contains(&secs) {
+                    return Err(format!("--sleep {secs} is outside 0..=3600"));
+                }
+                args.sleep = Duration::from_secs_f64(secs);
+            }
+            "-h" | "--help" => return Err("usage: seed [--sleep SECONDS] [--lazy-init]".into()),
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; usage: seed [--sleep SECONDS] [--lazy-init]"
+                ));
+            }
+        }
+    }
+    Ok(args)
+}
+
+fn driver() -> DriverKind {
+    match nccl_safe::selected_driver() {
+        Ok(choice) if choice.kind == DriverKind::Cuda => match Device::count(DriverKind::Cuda) {
+            Ok(n) if n >= 2 => DriverKind::Cuda,
+            Ok(n) => {
+                println!("driver: cuda has {n} GPU(s); two ranks need two, so the sim driver runs");
+                DriverKind::Sim
+            }
+            Err(e) => {
+                println!("driver: cuda unusable ({e}); the sim driver runs");
+                DriverKind::Sim
+            }
+        },
+        Ok(choice) => {
+            println!("driver: {} ({})", choice.kind, choice.reason);
+            choice.kind
+        }
+        Err(e) => {
+            println!("driver: {e}; the sim driver runs");
+            DriverKind::Sim
+        }
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    let args = match parse() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let kind = driver();
+    let id = match kind {
+        DriverKind::Cuda => match UniqueId::new() {
+            Ok(id) => id,
+            Err(e) => {
+                eprintln!("unique id: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        },
+        DriverKind::Sim => UniqueId::random(),
+    };
+    println!(
+        "mode: {} (rank 1 sleeps {:.1} s before its all-reduce)",
+        if args.lazy {
+            "--lazy-init: group created inside the first collective"
+        } else {
+            "group created up front"
+        },
+        args.sleep.as_secs_f64()
+    );
+    let start = Instant::now();
+    let args = Arc::new(args);
+    let ranks: Vec<_> = (0..2)
+        .map(|rank| {
+            let args = args.clone();
+            thread::spawn(move || run(rank, kind, id, &args, start))
+        })
+        .collect();
+    let mut ok = true;
+    for (rank, h) in ranks.into_iter().enumerate() {
+        match h.join() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                eprintln!("rank {rank}: {e}");
+                ok = false;
+            }
+            Err(_) => {
+                eprintln!("rank {rank}: panicked");
+                ok = false;
+            }
+        }
+    }
+    if ok {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    }
+}
+
+fn run(
+    rank: usize,
+    kind: DriverKind,
+    id: UniqueId,
+    args: &Args,
+    start: Instant,
+) -> collectives::Result<()> {
+    let say = |msg: &str| println!("[rank {rank} +{:>5} ms] {msg}", start.elapsed().as_millis());
+    let dev = Device::with_driver(kind, rank)?;
+    let options = Options::new()
+        .name("seed")
+        .timeout(args.sleep * 4 + Duration::from_secs(30));
+    let make_group = || -> collectives::Result<ProcessGroup> {
+        say("creating the process group (init waits for every rank)");
+        let pg = ProcessGroup::new(&dev, rank, 2, &id, options.clone())?;
+        say("process group ready");
+        Ok(pg)
+    };
+    let mut pg = if args.lazy { None } else { Some(make_group()?) };
+    let compute = Stream::new(&dev)?;
+    let mut x = DeviceBuffer::from_slice(&compute, &[rank as f32; 4])?;
+    if rank == 1 {
+        say(&format!("sleeping {:.1} s", args.sleep.as_secs_f64()));
+        thread::sleep(args.sleep);
+    }
+    say("begin async all-reduce");
+    if pg.is_none() {
+        pg = Some(make_group()?); // the classic: the communicator is made on first use
+    }
+    let pg = pg.expect("made above");
+    let work = pg.all_reduce(&mut x, ReduceOp::Sum)?;
+    say("async check");
+    work.wait_stream(&compute)?;
+    say("wait_stream returned (the compute stream now depends on the all-reduce)");
+    x.add_scalar(&compute, 100.0)?;
+    let v = x.to_vec(&compute)?; // the host waits here, for the value
+    say(&format!("value {} (the host waited for it here)", v[0]));
+    Ok(())
+}

@@ -616,7 +616,7 @@ struct OpInfo {
 /// ```
 pub struct ProcessGroup {
     inner: Arc<Inner>,
-    stop: Arc<AtomicBool>,
+    stop: Arc<(Mutex<bool>, Condvar)>,
     watchdog: Option<JoinHandle<()>>,
 }
 
@@ -709,7 +709,7 @@ impl ProcessGroup {
             ready: AtomicBool::new(false),
             barrier: Mutex::new(None),
         });
-        let stop = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let watchdog = {
             let weak: Weak<Inner> = Arc::downgrade(&inner);
             let stop = stop.clone();
@@ -717,12 +717,22 @@ impl ProcessGroup {
             std::thread::Builder::new()
                 .name(format!("nccl-rs-watchdog-{}", inner.options.name))
                 .spawn(move || {
-                    while !stop.load(Ordering::Acquire) {
+                    loop {
                         match weak.upgrade() {
                             Some(inner) => inner.watch(),
                             None => return,
                         }
-                        std::thread::sleep(interval);
+                        let stopped = lock(&stop.0);
+                        if *stopped {
+                            return;
+                        }
+                        let (stopped, _) = stop
+                            .1
+                            .wait_timeout(stopped, interval)
+                            .unwrap_or_else(|e| e.into_inner());
+                        if *stopped {
+                            return;
+                        }
                     }
                 })
                 .ok()
@@ -741,6 +751,7 @@ impl ProcessGroup {
 
     /// Decision 6: when NCCL would connect lazily, connect now with warm-up
     /// operations, so that no later call blocks the host on a peer.
+    #[track_caller]
     fn connect(&self) -> Result<()> {
         let (lazy, source) = runtime_connect();
         if !lazy || !self.inner.options.eager_connect {
@@ -757,7 +768,17 @@ impl ProcessGroup {
         }
         let mut warm = DeviceBuffer::<u8>::zeroed(&self.inner.stream, 1)?;
         let mut works = WorkSet::new();
-        works.push(self.all_reduce(&mut warm, ReduceOp::Sum)?);
+        let info = OpInfo {
+            op: "warmup",
+            dtype: DType::U8,
+            count: 1,
+            root: None,
+            p2p: None,
+            site: Location::caller(),
+        };
+        works.push(self.submit(info, |c, s| {
+            c.all_reduce_in_place(&mut warm, ReduceOp::Sum, s)
+        })?);
         if self.inner.options.p2p && self.inner.size > 1 {
             let n = self.inner.size;
             let send = DeviceBuffer::<u8>::zeroed(&self.inner.stream, n)?;
@@ -1246,9 +1267,10 @@ impl ProcessGroup {
 
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
+        *lock(&self.stop.0) = true;
+        self.stop.1.notify_all();
         if let Some(h) = self.watchdog.take() {
-            // Ends within one watchdog interval.
+            // Wakes at once and ends after at most one pass.
             let _ = h.join();
         }
     }

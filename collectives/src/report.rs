@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::recorder::{Dump, Entry};
+use crate::recorder::{Dump, Entry, State};
 
 fn ranks_text(ranks: &[usize]) -> String {
     let list: Vec<String> = ranks.iter().map(|r| r.to_string()).collect();
@@ -92,9 +92,10 @@ pub fn hang_report(dumps: &[Dump]) -> Vec<String> {
                     main_entry.map_or("?", |e| e.call_site.as_str()),
                 ));
             }
+            // Not completed: still scheduled, or given up on (timed out, failed).
             let pending: Vec<usize> = here
                 .iter()
-                .filter(|(_, e)| e.is_pending())
+                .filter(|(_, e)| e.state != State::Completed)
                 .map(|(r, _)| *r)
                 .collect();
             if pending.is_empty() {
@@ -147,7 +148,7 @@ pub fn hang_report(dumps: &[Dump]) -> Vec<String> {
         for e in d
             .entries
             .iter()
-            .filter(|e| e.seq.is_none() && e.is_pending())
+            .filter(|e| e.seq.is_none() && e.state != State::Completed)
         {
             if let Some((peer, n)) = e.p2p {
                 lines.push(format!(
@@ -170,7 +171,6 @@ fn describe(e: &Entry) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recorder::State;
 
     fn e(seq: u64, op: &str, site: &str, state: State) -> Entry {
         Entry {

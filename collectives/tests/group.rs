@@ -13,6 +13,24 @@ use nccl_safe::{Device, DeviceBuffer, Gate, ReduceOp, Stream, UniqueId};
 
 const PATIENCE: Duration = Duration::from_secs(30);
 
+/// The `nccl-hang-report` program: where cargo built it, or (for prebuilt test
+/// binaries carried to another machine by ci/gpu-build) in `../tools/` beside them.
+fn hang_report_program() -> std::path::PathBuf {
+    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_nccl-hang-report"));
+    if built.exists() {
+        return built;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let carried = exe.parent().unwrap().join("../tools/nccl-hang-report");
+    assert!(
+        carried.exists(),
+        "nccl-hang-report is neither at {} nor at {}",
+        built.display(),
+        carried.display()
+    );
+    carried
+}
+
 /// Runs `f(rank, group)` on `n` sim ranks (devices `first..first+n`), one thread each.
 fn on_ranks<R: Send + 'static>(
     first: usize,
@@ -300,7 +318,7 @@ fn the_hang_report_names_the_rank_that_skipped_a_collective_and_a_mismatch() {
     );
 
     // The same through the command-line program.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nccl-hang-report"))
+    let out = std::process::Command::new(hang_report_program())
         .arg(dir.path())
         .output()
         .unwrap();

@@ -44,7 +44,7 @@ pub enum ErrorPolicy {
 pub struct Options {
     name: String,
     timeout: Duration,
-    init: InitWait,
+    init_wait: InitWait,
     eager_connect: bool,
     p2p: bool,
     on_error: ErrorPolicy,
@@ -52,6 +52,19 @@ pub struct Options {
     watchdog_interval: Duration,
     dump_dir: Option<PathBuf>,
     recorder_capacity: usize,
+}
+
+/// Builder methods that set one field of [`Options`].
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, value: $ty) -> Options {
+                self.$name = value;
+                self
+            }
+        )*
+    };
 }
 
 impl Default for Options {
@@ -68,7 +81,7 @@ impl Options {
         Options {
             name: "default".into(),
             timeout: Duration::from_secs(600),
-            init: InitWait::Block,
+            init_wait: InitWait::Block,
             eager_connect: true,
             p2p: false,
             on_error: ErrorPolicy::Abort,
@@ -85,35 +98,22 @@ impl Options {
         self
     }
 
-    /// The default timeout: of init, of host-waits without their own, and the age at
-    /// which the watchdog declares an operation hung.
-    pub fn timeout(mut self, timeout: Duration) -> Options {
-        self.timeout = timeout;
-        self
-    }
-
-    /// How creation waits for the other ranks.
-    pub fn init_wait(mut self, wait: InitWait) -> Options {
-        self.init = wait;
-        self
-    }
-
-    /// Connect peers at creation when NCCL would connect lazily (Decision 6).
-    pub fn eager_connect(mut self, eager: bool) -> Options {
-        self.eager_connect = eager;
-        self
-    }
-
-    /// Also connect every peer for point-to-point at creation.
-    pub fn p2p(mut self, p2p: bool) -> Options {
-        self.p2p = p2p;
-        self
-    }
-
-    /// What to do on a timeout or an asynchronous error.
-    pub fn on_error(mut self, policy: ErrorPolicy) -> Options {
-        self.on_error = policy;
-        self
+    setters! {
+        /// The default timeout: of init, of host-waits without their own, and the age
+        /// at which the watchdog declares an operation hung.
+        timeout: Duration;
+        /// How creation waits for the other ranks.
+        init_wait: InitWait;
+        /// Connect peers at creation when NCCL would connect lazily (Decision 6).
+        eager_connect: bool;
+        /// Also connect every peer for point-to-point at creation.
+        p2p: bool;
+        /// What to do on a timeout or an asynchronous error.
+        on_error: ErrorPolicy;
+        /// How often the watchdog looks at pending operations.
+        watchdog_interval: Duration;
+        /// Entries the flight recorder keeps (pending ones are never evicted).
+        recorder_capacity: usize;
     }
 
     /// How many operations may be in flight before a new call waits for room (at most
@@ -124,22 +124,10 @@ impl Options {
         self
     }
 
-    /// How often the watchdog looks at pending operations.
-    pub fn watchdog_interval(mut self, interval: Duration) -> Options {
-        self.watchdog_interval = interval;
-        self
-    }
-
     /// Where the flight recorder is dumped on a timeout (overrides
     /// `NCCL_RS_TRACE_DIR`).
     pub fn dump_dir(mut self, dir: impl Into<PathBuf>) -> Options {
         self.dump_dir = Some(dir.into());
-        self
-    }
-
-    /// Entries the flight recorder keeps (pending ones are never evicted).
-    pub fn recorder_capacity(mut self, n: usize) -> Options {
-        self.recorder_capacity = n;
         self
     }
 }
@@ -742,7 +730,7 @@ impl ProcessGroup {
             stop,
             watchdog,
         };
-        if pg.inner.options.init == InitWait::Block {
+        if pg.inner.options.init_wait == InitWait::Block {
             pg.inner.ensure_ready()?;
             pg.connect()?;
         }

@@ -73,7 +73,8 @@ pub struct Dump {
 }
 
 impl Dump {
-    /// Reads a dump written by [`FlightRecorder::dump_to`].
+    /// Reads a dump written by a process group (on a timeout, into the dump folder, or
+    /// by [`crate::ProcessGroup::dump_flight_record`]).
     ///
     /// # Errors
     ///

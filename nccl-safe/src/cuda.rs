@@ -40,7 +40,9 @@ pub(crate) struct CudaDevice {
     pub ordinal: usize,
     pub dev: sys::CUdevice,
     ctx: sys::CUcontext,
-    kernels: OnceLock<Kernels>,
+    /// The built-in kernels, or why they could not be loaded (reported when an
+    /// elementwise op is used; communicators and copies work without them).
+    kernels: OnceLock<Result<Kernels>>,
     /// Freed pinned blocks by capacity, reused instead of returned to the driver:
     /// freeing page-locked memory can synchronise the whole context, which would
     /// block the host behind any pending (or gated) work. Freed with the device.
@@ -84,7 +86,12 @@ impl CudaDevice {
         };
         // Load the built-in kernels now: loading a module later, while some stream
         // is held back by a gate or a late peer, could synchronise the context.
-        let kernels = Kernels::load(&device)?;
+        let kernels = Kernels::load(&device);
+        if let Err(e) = &kernels {
+            log::warn!(
+                "cuda:{ordinal}: the built-in kernels did not load ({e}); elementwise ops will fail"
+            );
+        }
         let _ = device.kernels.set(kernels);
         Ok(device)
     }
@@ -119,10 +126,14 @@ impl CudaDevice {
     }
 
     fn kernels(&self) -> Result<&Kernels> {
-        self.kernels.get().ok_or(Error::InvalidArgument {
-            op: "kernel launch",
-            reason: "the built-in kernels were not loaded".into(),
-        })
+        match self.kernels.get() {
+            Some(Ok(k)) => Ok(k),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(Error::InvalidArgument {
+                op: "kernel launch",
+                reason: "the built-in kernels were not loaded".into(),
+            }),
+        }
     }
 }
 

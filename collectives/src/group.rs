@@ -772,16 +772,25 @@ impl ProcessGroup {
             let send = DeviceBuffer::<u8>::zeroed(&self.inner.stream, n)?;
             let mut recv = DeviceBuffer::<u8>::zeroed(&self.inner.stream, n)?;
             // A send to and a receive from every peer, in one group.
-            let comm = &self.inner.comm;
-            let stream = &self.inner.stream;
-            nccl_safe::group(|_| {
-                let mut rv = recv.as_view_mut();
-                for peer in (0..n).filter(|&p| p != self.inner.rank) {
-                    comm.send(&send.view(peer..peer + 1)?, peer, stream)?;
-                    comm.recv(&mut rv.slice_mut(peer..peer + 1)?, peer, stream)?;
-                }
-                Ok(())
-            })?;
+            let rank = self.inner.rank;
+            let info = OpInfo {
+                op: "warmup_p2p",
+                dtype: DType::U8,
+                count: n,
+                root: None,
+                p2p: None,
+                site: Location::caller(),
+            };
+            works.push(self.submit(info, |comm, stream| {
+                nccl_safe::group(|_| {
+                    let mut rv = recv.as_view_mut();
+                    for peer in (0..n).filter(|&p| p != rank) {
+                        comm.send(&send.view(peer..peer + 1)?, peer, stream)?;
+                        comm.recv(&mut rv.slice_mut(peer..peer + 1)?, peer, stream)?;
+                    }
+                    Ok(())
+                })
+            })?);
         }
         works.wait_host(self.inner.options.timeout)?;
         log::info!(

@@ -423,6 +423,31 @@ fn errors_of_arguments_come_back_typed_and_nothing_is_recorded_as_pending() {
 }
 
 #[test]
+fn eager_connection_with_point_to_point_warms_up_every_peer_and_records_it() {
+    let out = on_ranks(0, 3, Options::new().p2p(true), |rank, pg| {
+        let record = pg.flight_record();
+        let s = Stream::new(pg.device()).unwrap();
+        let mut x = DeviceBuffer::from_slice(&s, &[rank as u16 as i32; 2]).unwrap();
+        pg.all_reduce(&mut x, ReduceOp::Sum)
+            .unwrap()
+            .wait_host(PATIENCE)
+            .unwrap();
+        (record, x.to_vec(&s).unwrap())
+    });
+    let (lazy, _) = collectives::runtime_connect();
+    for (record, x) in out {
+        assert_eq!(x, vec![3; 2]);
+        let ops: Vec<&str> = record.iter().map(|e| e.op.as_str()).collect();
+        if lazy {
+            assert_eq!(ops, ["warmup", "warmup_p2p"], "warm-ups at creation");
+            assert!(record.iter().all(|e| e.state == State::Completed));
+        } else {
+            assert!(ops.is_empty(), "eager NCCL needs no warm-up: {ops:?}");
+        }
+    }
+}
+
+#[test]
 fn group_types_cross_threads() {
     fn assert_send<T: Send>() {}
     fn assert_sync<T: Sync>() {}

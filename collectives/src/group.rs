@@ -579,6 +579,34 @@ struct OpInfo {
     site: &'static Location<'static>,
 }
 
+impl OpInfo {
+    fn new(
+        op: &'static str,
+        dtype: DType,
+        count: usize,
+        site: &'static Location<'static>,
+    ) -> OpInfo {
+        OpInfo {
+            op,
+            dtype,
+            count,
+            root: None,
+            p2p: None,
+            site,
+        }
+    }
+
+    fn root(mut self, root: usize) -> OpInfo {
+        self.root = Some(root);
+        self
+    }
+
+    fn p2p(mut self, peer: usize, send: bool) -> OpInfo {
+        self.p2p = Some((peer, send));
+        self
+    }
+}
+
 /// A group of ranks with a communication stream of its own, whose operations return
 /// [`Work`] handles: the calling thread never waits for a peer inside them.
 ///
@@ -756,14 +784,7 @@ impl ProcessGroup {
         }
         let mut warm = DeviceBuffer::<u8>::zeroed(&self.inner.stream, 1)?;
         let mut works = WorkSet::new();
-        let info = OpInfo {
-            op: "warmup",
-            dtype: DType::U8,
-            count: 1,
-            root: None,
-            p2p: None,
-            site: Location::caller(),
-        };
+        let info = OpInfo::new("warmup", DType::U8, 1, Location::caller());
         works.push(self.submit(info, |c, s| {
             c.all_reduce_in_place(&mut warm, ReduceOp::Sum, s)
         })?);
@@ -773,14 +794,7 @@ impl ProcessGroup {
             let mut recv = DeviceBuffer::<u8>::zeroed(&self.inner.stream, n)?;
             // A send to and a receive from every peer, in one group.
             let rank = self.inner.rank;
-            let info = OpInfo {
-                op: "warmup_p2p",
-                dtype: DType::U8,
-                count: n,
-                root: None,
-                p2p: None,
-                site: Location::caller(),
-            };
+            let info = OpInfo::new("warmup_p2p", DType::U8, n, Location::caller());
             works.push(self.submit(info, |comm, stream| {
                 nccl_safe::group(|_| {
                     let mut rv = recv.as_view_mut();
@@ -947,14 +961,7 @@ impl ProcessGroup {
     ) -> Result<Work> {
         let n = buf.device_view().len();
         self.submit(
-            OpInfo {
-                op: "all_reduce",
-                dtype: T::DTYPE,
-                count: n,
-                root: None,
-                p2p: None,
-                site: Location::caller(),
-            },
+            OpInfo::new("all_reduce", T::DTYPE, n, Location::caller()),
             |c, s| c.all_reduce_in_place(buf, op, s),
         )
     }
@@ -973,14 +980,7 @@ impl ProcessGroup {
     ) -> Result<Work> {
         let n = send.device_view().len();
         self.submit(
-            OpInfo {
-                op: "all_reduce",
-                dtype: T::DTYPE,
-                count: n,
-                root: None,
-                p2p: None,
-                site: Location::caller(),
-            },
+            OpInfo::new("all_reduce", T::DTYPE, n, Location::caller()),
             |c, s| c.all_reduce(send, recv, op, s),
         )
     }
@@ -998,14 +998,7 @@ impl ProcessGroup {
     ) -> Result<Work> {
         let n = buf.device_view().len();
         self.submit(
-            OpInfo {
-                op: "broadcast",
-                dtype: T::DTYPE,
-                count: n,
-                root: Some(root),
-                p2p: None,
-                site: Location::caller(),
-            },
+            OpInfo::new("broadcast", T::DTYPE, n, Location::caller()).root(root),
             |c, s| c.broadcast(buf, root, s),
         )
     }
@@ -1025,14 +1018,7 @@ impl ProcessGroup {
     ) -> Result<Work> {
         let n = send.device_view().len();
         self.submit(
-            OpInfo {
-                op: "reduce",
-                dtype: T::DTYPE,
-                count: n,
-                root: Some(root),
-                p2p: None,
-                site: Location::caller(),
-            },
+            OpInfo::new("reduce", T::DTYPE, n, Location::caller()).root(root),
             |c, s| c.reduce(send, recv, op, root, s),
         )
     }
@@ -1050,14 +1036,7 @@ impl ProcessGroup {
     ) -> Result<Work> {
         let n = send.device_view().len();
         self.submit(
-            OpInfo {
-                op: "all_gather",
-                dtype: T::DTYPE,
-                count: n,
-                root: None,
-                p2p: None,
-                site: Location::caller(),
-            },
+            OpInfo::new("all_gather", T::DTYPE, n, Location::caller()),
             |c, s| c.all_gather(send, recv, s),
         )
     }
@@ -1076,14 +1055,7 @@ impl ProcessGroup {
     ) -> Result<Work> {
         let n = recv.device_view().len();
         self.submit(
-            OpInfo {
-                op: "reduce_scatter",
-                dtype: T::DTYPE,
-                count: n,
-                root: None,
-                p2p: None,
-                site: Location::caller(),
-            },
+            OpInfo::new("reduce_scatter", T::DTYPE, n, Location::caller()),
             |c, s| c.reduce_scatter(send, recv, op, s),
         )
     }
@@ -1101,14 +1073,7 @@ impl ProcessGroup {
     ) -> Result<Work> {
         let n = send.device_view().len();
         self.submit(
-            OpInfo {
-                op: "all_to_all",
-                dtype: T::DTYPE,
-                count: n,
-                root: None,
-                p2p: None,
-                site: Location::caller(),
-            },
+            OpInfo::new("all_to_all", T::DTYPE, n, Location::caller()),
             |c, s| c.all_to_all(send, recv, s),
         )
     }
@@ -1127,14 +1092,7 @@ impl ProcessGroup {
     ) -> Result<Work> {
         let n = send.device_view().len();
         self.submit(
-            OpInfo {
-                op: "gather",
-                dtype: T::DTYPE,
-                count: n,
-                root: Some(root),
-                p2p: None,
-                site: Location::caller(),
-            },
+            OpInfo::new("gather", T::DTYPE, n, Location::caller()).root(root),
             |c, s| c.gather(send, recv, root, s),
         )
     }
@@ -1153,14 +1111,7 @@ impl ProcessGroup {
     ) -> Result<Work> {
         let n = recv.device_view().len();
         self.submit(
-            OpInfo {
-                op: "scatter",
-                dtype: T::DTYPE,
-                count: n,
-                root: Some(root),
-                p2p: None,
-                site: Location::caller(),
-            },
+            OpInfo::new("scatter", T::DTYPE, n, Location::caller()).root(root),
             |c, s| c.scatter(send, recv, root, s),
         )
     }
@@ -1174,14 +1125,7 @@ impl ProcessGroup {
     pub fn send<T: DataType>(&self, buf: &impl AsDeviceView<T>, peer: usize) -> Result<Work> {
         let n = buf.device_view().len();
         self.submit(
-            OpInfo {
-                op: "send",
-                dtype: T::DTYPE,
-                count: n,
-                root: None,
-                p2p: Some((peer, true)),
-                site: Location::caller(),
-            },
+            OpInfo::new("send", T::DTYPE, n, Location::caller()).p2p(peer, true),
             |c, s| c.send(buf, peer, s),
         )
     }
@@ -1199,14 +1143,7 @@ impl ProcessGroup {
     ) -> Result<Work> {
         let n = buf.device_view().len();
         self.submit(
-            OpInfo {
-                op: "recv",
-                dtype: T::DTYPE,
-                count: n,
-                root: None,
-                p2p: Some((peer, false)),
-                site: Location::caller(),
-            },
+            OpInfo::new("recv", T::DTYPE, n, Location::caller()).p2p(peer, false),
             |c, s| c.recv(buf, peer, s),
         )
     }
@@ -1224,17 +1161,9 @@ impl ProcessGroup {
             *slot = Some(DeviceBuffer::<u8>::zeroed(&self.inner.stream, 1)?);
         }
         let buf = slot.as_mut().expect("just set");
-        self.submit(
-            OpInfo {
-                op: "barrier",
-                dtype: DType::U8,
-                count: 1,
-                root: None,
-                p2p: None,
-                site,
-            },
-            |c, s| c.all_reduce_in_place(buf, ReduceOp::Max, s),
-        )
+        self.submit(OpInfo::new("barrier", DType::U8, 1, site), |c, s| {
+            c.all_reduce_in_place(buf, ReduceOp::Max, s)
+        })
     }
 
     /// Issues the operations `f` makes through the communicator as one NCCL group, and
@@ -1249,14 +1178,7 @@ impl ProcessGroup {
         f: impl FnOnce(&Communicator, &Stream) -> nccl_safe::Result<()>,
     ) -> Result<Work> {
         self.submit(
-            OpInfo {
-                op: "group",
-                dtype: DType::U8,
-                count: 0,
-                root: None,
-                p2p: None,
-                site: Location::caller(),
-            },
+            OpInfo::new("group", DType::U8, 0, Location::caller()),
             |c, s| nccl_safe::group(|_| f(c, s)),
         )
     }

@@ -492,6 +492,35 @@ pub(crate) struct Call {
     uses: Vec<OwnedUse>,
 }
 
+impl Call {
+    fn new(desc: OpDesc, uses: Vec<OwnedUse>) -> Call {
+        Call {
+            desc,
+            send: None,
+            send_len: 0,
+            recv: None,
+            scalar: None,
+            uses,
+        }
+    }
+
+    fn send(mut self, addr: Option<u64>, len: usize) -> Call {
+        self.send = addr;
+        self.send_len = len;
+        self
+    }
+
+    fn recv(mut self, addr: Option<u64>) -> Call {
+        self.recv = addr;
+        self
+    }
+
+    fn scalar(mut self, addr: Option<u64>) -> Call {
+        self.scalar = addr;
+        self
+    }
+}
+
 enum Backend {
     Sim {
         joining: Mutex<Option<sim::Joining>>,
@@ -1228,14 +1257,10 @@ impl Communicator {
         let send_len = s.bytes().len();
         self.issue(
             stream,
-            Call {
-                desc,
-                send: Some(s.addr()),
-                send_len,
-                recv: Some(r.addr()),
-                scalar,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(Some(s.addr()), send_len)
+                .recv(Some(r.addr()))
+                .scalar(scalar),
         )
     }
 
@@ -1258,14 +1283,10 @@ impl Communicator {
         let send_len = b.bytes().len();
         self.issue(
             stream,
-            Call {
-                desc,
-                send: Some(b.addr()),
-                send_len,
-                recv: Some(b.addr()),
-                scalar,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(Some(b.addr()), send_len)
+                .recv(Some(b.addr()))
+                .scalar(scalar),
         )
     }
 
@@ -1289,14 +1310,10 @@ impl Communicator {
         let send_len = if is_root { b.bytes().len() } else { 0 };
         self.issue(
             stream,
-            Call {
-                desc,
-                send: Some(b.addr()),
-                send_len,
-                recv: Some(b.addr()),
-                scalar: None,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(Some(b.addr()), send_len)
+                .recv(Some(b.addr()))
+                .scalar(None),
         )
     }
 
@@ -1338,14 +1355,10 @@ impl Communicator {
         let send_len = s.bytes().len();
         self.issue(
             stream,
-            Call {
-                desc,
-                send: Some(s.addr()),
-                send_len,
-                recv: recv_addr,
-                scalar,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(Some(s.addr()), send_len)
+                .recv(recv_addr)
+                .scalar(scalar),
         )
     }
 
@@ -1373,14 +1386,10 @@ impl Communicator {
         let send_len = s.bytes().len();
         self.issue(
             stream,
-            Call {
-                desc,
-                send: Some(s.addr()),
-                send_len,
-                recv: Some(r.addr()),
-                scalar: None,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(Some(s.addr()), send_len)
+                .recv(Some(r.addr()))
+                .scalar(None),
         )
     }
 
@@ -1404,14 +1413,10 @@ impl Communicator {
         let send_len = mine.bytes().len();
         self.issue(
             stream,
-            Call {
-                desc,
-                send: Some(mine.addr()),
-                send_len,
-                recv: Some(b.addr()),
-                scalar: None,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(Some(mine.addr()), send_len)
+                .recv(Some(b.addr()))
+                .scalar(None),
         )
     }
 
@@ -1454,14 +1459,10 @@ impl Communicator {
         let send_len = s.bytes().len();
         self.issue(
             stream,
-            Call {
-                desc,
-                send: Some(s.addr()),
-                send_len,
-                recv: Some(r.addr()),
-                scalar,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(Some(s.addr()), send_len)
+                .recv(Some(r.addr()))
+                .scalar(scalar),
         )
     }
 
@@ -1487,14 +1488,10 @@ impl Communicator {
         let send_len = b.bytes().len();
         self.issue(
             stream,
-            Call {
-                desc,
-                send: Some(b.addr()),
-                send_len,
-                recv: Some(mine.addr()),
-                scalar,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(Some(b.addr()), send_len)
+                .recv(Some(mine.addr()))
+                .scalar(scalar),
         )
     }
 
@@ -1523,14 +1520,10 @@ impl Communicator {
         let send_len = s.bytes().len();
         self.issue(
             stream,
-            Call {
-                desc,
-                send: Some(s.addr()),
-                send_len,
-                recv: Some(r.addr()),
-                scalar: None,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(Some(s.addr()), send_len)
+                .recv(Some(r.addr()))
+                .scalar(None),
         )
     }
 
@@ -1570,14 +1563,10 @@ impl Communicator {
         let send_len = s.bytes().len();
         self.issue(
             stream,
-            Call {
-                desc,
-                send: Some(s.addr()),
-                send_len,
-                recv: recv_addr,
-                scalar: None,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(Some(s.addr()), send_len)
+                .recv(recv_addr)
+                .scalar(None),
         )
     }
 
@@ -1616,14 +1605,10 @@ impl Communicator {
         let desc = self.desc::<T>(Kind::Scatter, r.len(), Some(root), RedOp::None);
         self.issue(
             stream,
-            Call {
-                desc,
-                send: send_addr,
-                send_len,
-                recv: Some(r.addr()),
-                scalar: None,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(send_addr, send_len)
+                .recv(Some(r.addr()))
+                .scalar(None),
         )
     }
 
@@ -1648,14 +1633,10 @@ impl Communicator {
         let send_len = s.bytes().len();
         self.issue(
             stream,
-            Call {
-                desc,
-                send: Some(s.addr()),
-                send_len,
-                recv: None,
-                scalar: None,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(Some(s.addr()), send_len)
+                .recv(None)
+                .scalar(None),
         )
     }
 
@@ -1677,14 +1658,10 @@ impl Communicator {
         let desc = self.desc::<T>(Kind::Recv, r.len(), Some(peer), RedOp::None);
         self.issue(
             stream,
-            Call {
-                desc,
-                send: None,
-                send_len: 0,
-                recv: Some(r.addr()),
-                scalar: None,
-                uses,
-            },
+            Call::new(desc, uses)
+                .send(None, 0)
+                .recv(Some(r.addr()))
+                .scalar(None),
         )
     }
 }

@@ -597,10 +597,7 @@ unsafe impl Sync for PinnedHost {}
 impl PinnedHost {
     pub fn new(device: Arc<CudaDevice>, bytes: usize) -> Result<PinnedHost> {
         let capacity = bytes.max(4096).next_power_of_two();
-        let cached = device
-            .pinned_cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        let cached = crate::lock(&device.pinned_cache)
             .get_mut(&capacity)
             .and_then(Vec::pop);
         let p = match cached {
@@ -643,11 +640,7 @@ impl Drop for PinnedHost {
     fn drop(&mut self) {
         // Owners drop a block only after its pending copies completed; it goes back
         // to the device's cache (see `CudaDevice::pinned_cache`).
-        let mut cache = self
-            .device
-            .pinned_cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut cache = crate::lock(&self.device.pinned_cache);
         cache
             .entry(self.capacity)
             .or_default()

@@ -208,7 +208,7 @@ impl Device {
     ///
     /// As [`Device::cuda`] or [`Device::sim`].
     pub fn with_driver(driver: DriverKind, ordinal: usize) -> Result<Device> {
-        let mut map = registry().lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = crate::lock(registry());
         if let Some(inner) = map.get(&(driver, ordinal)).and_then(Weak::upgrade) {
             return Ok(Device { inner });
         }
@@ -316,7 +316,7 @@ impl Device {
 
     /// Holds the device's NCCL lock (Decision 7).
     pub(crate) fn nccl_lock(&self) -> std::sync::MutexGuard<'_, ()> {
-        self.inner.nccl.lock().unwrap_or_else(|e| e.into_inner())
+        crate::lock(&self.inner.nccl)
     }
 
     pub(crate) fn same_as(&self, other: &Device) -> bool {

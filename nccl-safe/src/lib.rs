@@ -51,6 +51,12 @@ pub use version::{
 
 pub(crate) use error::check;
 
+/// Locks a mutex, ignoring poison: a panic elsewhere (a user's host function, a
+/// failed test thread) must not make every later call panic too.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The `half` crate, whose `f16` and `bf16` are data types here.
 pub use half;
 

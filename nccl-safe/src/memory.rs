@@ -17,6 +17,7 @@ use std::time::Duration;
 use crate::cuda::{ElementwiseKernel, PinnedHost};
 use crate::device::DeviceImpl;
 use crate::dtype::DataType;
+use crate::lock;
 use crate::sim::POISON;
 use crate::stream::{EventImpl, StreamImpl, StreamInner, check_same_device};
 use crate::{Device, Error, Result, Stream};
@@ -84,10 +85,6 @@ impl Tracker {
         self.prune();
         self.accesses.iter().map(|a| a.event.clone()).collect()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// One use of a tracked buffer by an operation.
@@ -524,10 +521,6 @@ macro_rules! view_common {
                 DevicePtr(self.addr())
             }
 
-            pub(crate) fn allocation(&self) -> &'a Arc<Allocation> {
-                self.alloc
-            }
-
             pub(crate) fn addr(&self) -> u64 {
                 self.alloc.ptr + (self.start * T::DTYPE.size()) as u64
             }
@@ -558,6 +551,11 @@ view_common!(DeviceView);
 view_common!(DeviceViewMut);
 
 impl<'a, T: DataType> DeviceView<'a, T> {
+    /// This view's read, owning the allocation (for calls collected before enqueue).
+    pub(crate) fn owned_read(&self) -> OwnedUse {
+        self.read_use().owned(self.alloc)
+    }
+
     pub(crate) fn read_use(&self) -> Use<'a> {
         Use {
             tracker: &self.alloc.tracker,
@@ -708,6 +706,11 @@ impl<'a, T: DataType> DeviceViewMut<'a, T> {
             _t: PhantomData,
         };
         Ok((left, right))
+    }
+
+    /// This view's write, owning the allocation (for calls collected before enqueue).
+    pub(crate) fn owned_write(&self, poison: bool) -> OwnedUse {
+        self.write_use(poison).owned(self.alloc)
     }
 
     pub(crate) fn write_use(&self, poison: bool) -> Use<'a> {

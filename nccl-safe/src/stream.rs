@@ -305,7 +305,7 @@ impl Stream {
             (StreamImpl::Cuda(s), GateImpl::Cuda { alias, waits, .. }) => {
                 s.wait_value(*alias)?;
                 let after = self.inner.record_new()?;
-                waits.lock().unwrap_or_else(|e| e.into_inner()).push(after);
+                crate::lock(waits).push(after);
                 Ok(())
             }
             (StreamImpl::Sim(s), GateImpl::Sim(g)) => g.wait_on(s),

@@ -86,7 +86,7 @@ fn started(op: &'static str, rc: sys::ncclResult_t) -> Result<()> {
 
 impl CudaComm {
     fn raw(&self) -> Result<sys::ncclComm_t> {
-        match *self.raw.lock().unwrap_or_else(|e| e.into_inner()) {
+        match *crate::lock(&self.raw) {
             Some(p) => Ok(p as sys::ncclComm_t),
             None => Err(Error::Aborted {
                 what: "the communicator was aborted or destroyed".into(),
@@ -95,11 +95,7 @@ impl CudaComm {
     }
 
     fn take(&self) -> Option<sys::ncclComm_t> {
-        self.raw
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-            .map(|p| p as sys::ncclComm_t)
+        crate::lock(&self.raw).take().map(|p| p as sys::ncclComm_t)
     }
 
     pub fn init(
@@ -210,13 +206,29 @@ impl CudaComm {
     }
 
     pub fn abort(&self, device: &Device) -> Result<()> {
+        // SAFETY: abort frees a live communicator, even with work pending.
+        self.give_up(device, "ncclCommAbort", |lib, comm| unsafe {
+            lib.ncclCommAbort(comm)
+        })
+    }
+
+    /// Takes the communicator out (later calls see it gone) and frees it with `free`,
+    /// under the device's NCCL lock. A no-op when it is already gone.
+    fn give_up(
+        &self,
+        device: &Device,
+        call: &'static str,
+        free: impl FnOnce(
+            &sys::Nccl,
+            sys::ncclComm_t,
+        ) -> std::result::Result<sys::ncclResult_t, sys::LoadError>,
+    ) -> Result<()> {
         let _guard = device.nccl_lock();
         let Some(comm) = self.take() else {
             return Ok(());
         };
         bind(device)?;
-        // SAFETY: a live communicator, given up here (`take`); abort frees it.
-        check("ncclCommAbort", unsafe { lib()?.ncclCommAbort(comm)? })
+        check(call, free(lib()?, comm)?)
     }
 
     pub fn finalize(&self, device: &Device, timeout: Duration) -> Result<()> {
@@ -233,13 +245,10 @@ impl CudaComm {
     }
 
     pub fn destroy(&self, device: &Device) -> Result<()> {
-        let _guard = device.nccl_lock();
-        let Some(comm) = self.take() else {
-            return Ok(());
-        };
-        bind(device)?;
-        // SAFETY: a live, finalized communicator, given up here.
-        check("ncclCommDestroy", unsafe { lib()?.ncclCommDestroy(comm)? })
+        // SAFETY: destroy frees a live, finalized communicator.
+        self.give_up(device, "ncclCommDestroy", |lib, comm| unsafe {
+            lib.ncclCommDestroy(comm)
+        })
     }
 
     pub fn split(

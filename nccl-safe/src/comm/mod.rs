@@ -7,20 +7,17 @@ use std::cell::RefCell;
 use std::ffi::CString;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::device::DeviceImpl;
+use crate::lock;
 use crate::memory::{OwnedUse, Use, enqueue};
 use crate::stream::{EventImpl, StreamImpl, check_same_device};
 use crate::{
     DType, DataType, Device, DeviceBuffer, DeviceView, DeviceViewMut, DriverKind, Error, Result,
     Stream,
 };
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// The 128 bytes that name a communicator's rendezvous. Rank 0 creates it and sends
 /// it to the others out of band.
@@ -542,6 +539,25 @@ pub(crate) struct CommInner {
 }
 
 impl CommInner {
+    fn new(
+        device: Device,
+        rank: usize,
+        size: usize,
+        config: Config,
+        backend: Backend,
+    ) -> Arc<CommInner> {
+        Arc::new(CommInner {
+            device,
+            rank,
+            size,
+            config,
+            backend,
+            aborted: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            pending: Mutex::new(Vec::new()),
+        })
+    }
+
     fn outstanding(&self) -> usize {
         let mut p = lock(&self.pending);
         p.retain(|e| !matches!(e.query(), Ok(true)));
@@ -894,16 +910,7 @@ impl Communicator {
             }
         };
         let comm = Communicator {
-            inner: Arc::new(CommInner {
-                device: device.clone(),
-                rank,
-                size,
-                config: config.clone(),
-                backend,
-                aborted: AtomicBool::new(false),
-                closed: AtomicBool::new(false),
-                pending: Mutex::new(Vec::new()),
-            }),
+            inner: CommInner::new(device.clone(), rank, size, config.clone(), backend),
         };
         if wait {
             comm.inner.wait_ready(config.call_timeout)?;
@@ -951,16 +958,13 @@ impl Communicator {
                 .into_iter()
                 .enumerate()
                 .map(|(rank, c)| Communicator {
-                    inner: Arc::new(CommInner {
-                        device: devices[rank].clone(),
+                    inner: CommInner::new(
+                        devices[rank].clone(),
                         rank,
-                        size: n,
-                        config: config.clone(),
-                        backend: Backend::Cuda(c),
-                        aborted: AtomicBool::new(false),
-                        closed: AtomicBool::new(false),
-                        pending: Mutex::new(Vec::new()),
-                    }),
+                        n,
+                        config.clone(),
+                        Backend::Cuda(c),
+                    ),
                 })
                 .collect();
             for c in &comms {
@@ -1125,16 +1129,7 @@ impl Communicator {
         }
         let device = self.inner.device.clone();
         let made = |rank: usize, size: usize, backend: Backend| Communicator {
-            inner: Arc::new(CommInner {
-                device: device.clone(),
-                rank,
-                size,
-                config: config.clone(),
-                backend,
-                aborted: AtomicBool::new(false),
-                closed: AtomicBool::new(false),
-                pending: Mutex::new(Vec::new()),
-            }),
+            inner: CommInner::new(device.clone(), rank, size, config.clone(), backend),
         };
         match &self.inner.backend {
             Backend::Sim { .. } => {
@@ -1213,7 +1208,7 @@ impl Communicator {
                     });
                 }
                 self.check_buffer("premulsum scalar", v.device())?;
-                uses.push(v.read_use().owned(v.allocation()));
+                uses.push(v.owned_read());
                 (RedOp::PreMulSumDevice, Some(v.addr()))
             }
         })
@@ -1248,10 +1243,7 @@ impl Communicator {
         check_count("all_reduce", "recv", s.len(), r.len())?;
         self.check_buffer("all_reduce", s.device())?;
         self.check_buffer("all_reduce", r.device())?;
-        let mut uses = vec![
-            s.read_use().owned(s.allocation()),
-            r.write_use(true).owned(r.allocation()),
-        ];
+        let mut uses = vec![s.owned_read(), r.owned_write(true)];
         let (red, scalar) = self.red_op(&op, &mut uses)?;
         let desc = self.desc::<T>(Kind::AllReduce, s.len(), None, red);
         let send_len = s.bytes().len();
@@ -1277,7 +1269,7 @@ impl Communicator {
     ) -> Result<()> {
         let b = buf.device_view_mut();
         self.check_buffer("all_reduce", b.device())?;
-        let mut uses = vec![b.write_use(false).owned(b.allocation())];
+        let mut uses = vec![b.owned_write(false)];
         let (red, scalar) = self.red_op(&op, &mut uses)?;
         let desc = self.desc::<T>(Kind::AllReduce, b.len(), None, red);
         let send_len = b.bytes().len();
@@ -1305,15 +1297,14 @@ impl Communicator {
         let b = buf.device_view_mut();
         self.check_buffer("broadcast", b.device())?;
         let is_root = root == self.rank();
-        let uses = vec![b.write_use(!is_root).owned(b.allocation())];
+        let uses = vec![b.owned_write(!is_root)];
         let desc = self.desc::<T>(Kind::Broadcast, b.len(), Some(root), RedOp::None);
         let send_len = if is_root { b.bytes().len() } else { 0 };
         self.issue(
             stream,
             Call::new(desc, uses)
                 .send(Some(b.addr()), send_len)
-                .recv(Some(b.addr()))
-                .scalar(None),
+                .recv(Some(b.addr())),
         )
     }
 
@@ -1334,12 +1325,12 @@ impl Communicator {
         check_rank("reduce", "root", root, self.size())?;
         let s = send.device_view();
         self.check_buffer("reduce", s.device())?;
-        let mut uses = vec![s.read_use().owned(s.allocation())];
+        let mut uses = vec![s.owned_read()];
         let recv_addr = match (recv, root == self.rank()) {
             (Some(r), true) => {
                 check_count("reduce", "recv", s.len(), r.len())?;
                 self.check_buffer("reduce", r.device())?;
-                uses.push(r.write_use(true).owned(r.allocation()));
+                uses.push(r.owned_write(true));
                 Some(r.addr())
             }
             (None, true) => {
@@ -1378,18 +1369,14 @@ impl Communicator {
         check_count("all_gather", "recv", s.len() * self.size(), r.len())?;
         self.check_buffer("all_gather", s.device())?;
         self.check_buffer("all_gather", r.device())?;
-        let uses = vec![
-            s.read_use().owned(s.allocation()),
-            r.write_use(true).owned(r.allocation()),
-        ];
+        let uses = vec![s.owned_read(), r.owned_write(true)];
         let desc = self.desc::<T>(Kind::AllGather, s.len(), None, RedOp::None);
         let send_len = s.bytes().len();
         self.issue(
             stream,
             Call::new(desc, uses)
                 .send(Some(s.addr()), send_len)
-                .recv(Some(r.addr()))
-                .scalar(None),
+                .recv(Some(r.addr())),
         )
     }
 
@@ -1408,15 +1395,14 @@ impl Communicator {
         let n = self.block("all_gather", b.len())?;
         self.check_buffer("all_gather", b.device())?;
         let mine = b.as_view().slice(self.rank() * n..(self.rank() + 1) * n)?;
-        let uses = vec![b.write_use(false).owned(b.allocation())];
+        let uses = vec![b.owned_write(false)];
         let desc = self.desc::<T>(Kind::AllGather, n, None, RedOp::None);
         let send_len = mine.bytes().len();
         self.issue(
             stream,
             Call::new(desc, uses)
                 .send(Some(mine.addr()), send_len)
-                .recv(Some(b.addr()))
-                .scalar(None),
+                .recv(Some(b.addr())),
         )
     }
 
@@ -1450,10 +1436,7 @@ impl Communicator {
         check_count("reduce_scatter", "send", r.len() * self.size(), s.len())?;
         self.check_buffer("reduce_scatter", s.device())?;
         self.check_buffer("reduce_scatter", r.device())?;
-        let mut uses = vec![
-            s.read_use().owned(s.allocation()),
-            r.write_use(true).owned(r.allocation()),
-        ];
+        let mut uses = vec![s.owned_read(), r.owned_write(true)];
         let (red, scalar) = self.red_op(&op, &mut uses)?;
         let desc = self.desc::<T>(Kind::ReduceScatter, r.len(), None, red);
         let send_len = s.bytes().len();
@@ -1482,7 +1465,7 @@ impl Communicator {
         let n = self.block("reduce_scatter", b.len())?;
         self.check_buffer("reduce_scatter", b.device())?;
         let mine = b.as_view().slice(self.rank() * n..(self.rank() + 1) * n)?;
-        let mut uses = vec![b.write_use(false).owned(b.allocation())];
+        let mut uses = vec![b.owned_write(false)];
         let (red, scalar) = self.red_op(&op, &mut uses)?;
         let desc = self.desc::<T>(Kind::ReduceScatter, n, None, red);
         let send_len = b.bytes().len();
@@ -1512,18 +1495,14 @@ impl Communicator {
         let n = self.block("all_to_all", s.len())?;
         self.check_buffer("all_to_all", s.device())?;
         self.check_buffer("all_to_all", r.device())?;
-        let uses = vec![
-            s.read_use().owned(s.allocation()),
-            r.write_use(true).owned(r.allocation()),
-        ];
+        let uses = vec![s.owned_read(), r.owned_write(true)];
         let desc = self.desc::<T>(Kind::AllToAll, n, None, RedOp::None);
         let send_len = s.bytes().len();
         self.issue(
             stream,
             Call::new(desc, uses)
                 .send(Some(s.addr()), send_len)
-                .recv(Some(r.addr()))
-                .scalar(None),
+                .recv(Some(r.addr())),
         )
     }
 
@@ -1543,12 +1522,12 @@ impl Communicator {
         check_rank("gather", "root", root, self.size())?;
         let s = send.device_view();
         self.check_buffer("gather", s.device())?;
-        let mut uses = vec![s.read_use().owned(s.allocation())];
+        let mut uses = vec![s.owned_read()];
         let recv_addr = match (recv, root == self.rank()) {
             (Some(r), true) => {
                 check_count("gather", "recv", s.len() * self.size(), r.len())?;
                 self.check_buffer("gather", r.device())?;
-                uses.push(r.write_use(true).owned(r.allocation()));
+                uses.push(r.owned_write(true));
                 Some(r.addr())
             }
             (None, true) => {
@@ -1565,8 +1544,7 @@ impl Communicator {
             stream,
             Call::new(desc, uses)
                 .send(Some(s.addr()), send_len)
-                .recv(recv_addr)
-                .scalar(None),
+                .recv(recv_addr),
         )
     }
 
@@ -1586,12 +1564,12 @@ impl Communicator {
         check_rank("scatter", "root", root, self.size())?;
         let r = recv.device_view_mut();
         self.check_buffer("scatter", r.device())?;
-        let mut uses = vec![r.write_use(true).owned(r.allocation())];
+        let mut uses = vec![r.owned_write(true)];
         let (send_addr, send_len) = match (send, root == self.rank()) {
             (Some(s), true) => {
                 check_count("scatter", "send", r.len() * self.size(), s.len())?;
                 self.check_buffer("scatter", s.device())?;
-                uses.push(s.read_use().owned(s.allocation()));
+                uses.push(s.owned_read());
                 (Some(s.addr()), s.bytes().len())
             }
             (None, true) => {
@@ -1607,8 +1585,7 @@ impl Communicator {
             stream,
             Call::new(desc, uses)
                 .send(send_addr, send_len)
-                .recv(Some(r.addr()))
-                .scalar(None),
+                .recv(Some(r.addr())),
         )
     }
 
@@ -1628,15 +1605,14 @@ impl Communicator {
         check_rank("send", "peer", peer, self.size())?;
         let s = send.device_view();
         self.check_buffer("send", s.device())?;
-        let uses = vec![s.read_use().owned(s.allocation())];
+        let uses = vec![s.owned_read()];
         let desc = self.desc::<T>(Kind::Send, s.len(), Some(peer), RedOp::None);
         let send_len = s.bytes().len();
         self.issue(
             stream,
             Call::new(desc, uses)
                 .send(Some(s.addr()), send_len)
-                .recv(None)
-                .scalar(None),
+                .recv(None),
         )
     }
 
@@ -1654,14 +1630,11 @@ impl Communicator {
         check_rank("recv", "peer", peer, self.size())?;
         let r = recv.device_view_mut();
         self.check_buffer("recv", r.device())?;
-        let uses = vec![r.write_use(true).owned(r.allocation())];
+        let uses = vec![r.owned_write(true)];
         let desc = self.desc::<T>(Kind::Recv, r.len(), Some(peer), RedOp::None);
         self.issue(
             stream,
-            Call::new(desc, uses)
-                .send(None, 0)
-                .recv(Some(r.addr()))
-                .scalar(None),
+            Call::new(desc, uses).send(None, 0).recv(Some(r.addr())),
         )
     }
 }

@@ -21,16 +21,13 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::{Kind, OpDesc, RedOp};
+use crate::lock;
 use crate::sim::{SimDevice, SimStream};
 use crate::{DType, DataType, Error, Result};
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn next_group_id() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);

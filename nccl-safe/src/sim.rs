@@ -315,7 +315,7 @@ fn write_lock<T>(m: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
 }
 
 /// Waits on `cv` until `done(&guard)` holds, or `timeout` passes (`None`: forever).
-fn wait_until<'a, T>(
+pub(crate) fn wait_until<'a, T>(
     cv: &Condvar,
     mut guard: std::sync::MutexGuard<'a, T>,
     timeout: Option<Duration>,

@@ -22,11 +22,11 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::{Kind, OpDesc, RedOp};
 use crate::lock;
-use crate::sim::{SimDevice, SimStream};
+use crate::sim::{SimDevice, SimStream, wait_until};
 use crate::{DType, DataType, Error, Result};
 
 fn next_group_id() -> u64 {
@@ -178,36 +178,25 @@ impl Joining {
 
     /// Waits for every rank; `None` waits forever (a blocking init is not abortable).
     pub fn wait(&self, timeout: Option<Duration>) -> Result<Arc<Shared>> {
-        let deadline = timeout.map(|t| Instant::now() + t);
-        let mut r = lock(&self.meeting.0);
-        loop {
-            if let Some(s) = &r.shared {
-                return Ok(s.clone());
+        let r = lock(&self.meeting.0);
+        match wait_until(&self.meeting.1, r, timeout, "communicator init", |r| {
+            r.shared.is_some()
+        }) {
+            Ok(r) => Ok(r.shared.clone().expect("waited for it")),
+            Err(_) => {
+                let r = lock(&self.meeting.0);
+                let missing = r
+                    .devices
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| d.is_none())
+                    .map(|(i, _)| i)
+                    .collect();
+                Err(Error::InitTimeout {
+                    waited: timeout.unwrap_or_default(),
+                    missing,
+                })
             }
-            r = match deadline {
-                None => self.meeting.1.wait(r).unwrap_or_else(|e| e.into_inner()),
-                Some(d) => {
-                    let now = Instant::now();
-                    if now >= d {
-                        let missing: Vec<_> = r
-                            .devices
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, d)| d.is_none())
-                            .map(|(i, _)| i)
-                            .collect();
-                        return Err(Error::InitTimeout {
-                            waited: timeout.unwrap_or_default(),
-                            missing,
-                        });
-                    }
-                    self.meeting
-                        .1
-                        .wait_timeout(r, d - now)
-                        .unwrap_or_else(|e| e.into_inner())
-                        .0
-                }
-            };
         }
     }
 }
@@ -532,7 +521,6 @@ impl SimComm {
     ) -> Result<Option<(usize, Arc<Shared>)>> {
         let seq = self.split_seq.fetch_add(1, Ordering::Relaxed);
         let shared = &self.shared;
-        let deadline = timeout.map(|t| Instant::now() + t);
         let mut st = lock(&shared.state);
         self.check_alive(&st, "split")?;
         let slot = st.splits.entry(seq).or_insert_with(|| SplitSlot {
@@ -559,30 +547,19 @@ impl SimComm {
             slot.results = Some(results);
             shared.cv.notify_all();
         }
-        loop {
-            self.check_alive(&st, "split")?;
-            if let Some(results) = st.splits.get(&seq).and_then(|s| s.results.as_ref()) {
-                let mine = results[self.rank].clone();
-                return Ok(mine.map(|(r, _, s)| (r, s)));
-            }
-            st = match deadline {
-                None => shared.cv.wait(st).unwrap_or_else(|e| e.into_inner()),
-                Some(d) => {
-                    let now = Instant::now();
-                    if now >= d {
-                        return Err(Error::Timeout {
-                            op: "communicator split",
-                            waited: timeout.unwrap_or_default(),
-                        });
-                    }
-                    shared
-                        .cv
-                        .wait_timeout(st, d - now)
-                        .unwrap_or_else(|e| e.into_inner())
-                        .0
-                }
-            };
-        }
+        let rank = self.rank;
+        let st = wait_until(&shared.cv, st, timeout, "communicator split", |st| {
+            st.aborted[rank]
+                || st.destroyed[rank]
+                || st.splits.get(&seq).is_some_and(|s| s.results.is_some())
+        })?;
+        self.check_alive(&st, "split")?;
+        let results = st
+            .splits
+            .get(&seq)
+            .and_then(|s| s.results.as_ref())
+            .expect("waited for them");
+        Ok(results[rank].clone().map(|(r, _, s)| (r, s)))
     }
 }
 

@@ -19,16 +19,22 @@
 //! operations in flight; past it, a call waits (at most the timeout) for the oldest to
 //! finish, and says so if it cannot.
 
+mod connect;
 mod error;
-mod group;
+mod options;
+mod process_group;
 mod recorder;
 mod report;
+mod state;
+mod watchdog;
+mod work;
 
+pub use connect::runtime_connect;
 pub use error::{Error, Result};
-pub use group::{
-    ErrorPolicy, InitWait, Options, ProcessGroup, WaitMode, Work, WorkSet, runtime_connect,
-};
+pub use options::{ErrorPolicy, InitWait, Options};
+pub use process_group::ProcessGroup;
 pub use recorder::{Dump, Entry, State};
 pub use report::hang_report;
+pub use work::{WaitMode, Work, WorkSet};
 
 pub use nccl_safe;

@@ -124,7 +124,7 @@ pub enum Error {
     #[error("{driver} driver: no device {ordinal} (the driver has {count})")]
     NoDevice {
         /// The driver asked.
-        driver: crate::DriverKind,
+        driver: crate::driver::types::DriverKind,
         /// The ordinal asked for.
         ordinal: usize,
         /// How many devices the driver has.
@@ -136,7 +136,7 @@ pub enum Error {
     )]
     OutOfMemory {
         /// The driver.
-        driver: crate::DriverKind,
+        driver: crate::driver::types::DriverKind,
         /// The device.
         ordinal: usize,
         /// Bytes asked for.
@@ -196,7 +196,7 @@ pub enum Error {
     #[error("{driver} driver: {what} is not supported")]
     Unsupported {
         /// The driver.
-        driver: crate::DriverKind,
+        driver: crate::driver::types::DriverKind,
         /// What was asked.
         what: &'static str,
     },

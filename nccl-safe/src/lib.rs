@@ -25,25 +25,29 @@
 //! Versions: [`nccl_version`] (loaded library), [`nccl_header_version`],
 //! [`cuda_driver_version`].
 
+// Where things are (the folder tree is the architecture; see the README's table):
+// public types in device.rs, stream.rs, memory/ and comm/; the one dispatch between
+// drivers in driver/; each driver in its own folder, cuda/ and sim/.
 mod comm;
 mod cuda;
 mod device;
+mod driver;
 mod dtype;
 mod error;
 mod memory;
-mod ptx;
 mod sim;
 mod stream;
+mod sync;
 mod version;
 
-pub use comm::{
-    AbortHandle, AsDeviceView, AsDeviceViewMut, Communicator, Config, Group, ReduceOp, UniqueId,
-    group,
-};
-pub use device::{Device, DriverKind, DriverSelection, selected_driver};
+pub use comm::{AbortHandle, Communicator, Config, Group, ReduceOp, UniqueId, group};
+pub use device::Device;
+pub use driver::{DriverKind, DriverSelection, selected_driver};
 pub use dtype::{DType, DataType};
 pub use error::{Error, Result, ResultCode};
-pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut, HostBuffer};
+pub use memory::{
+    AsDeviceView, AsDeviceViewMut, DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut, HostBuffer,
+};
 pub use stream::{Event, Gate, Stream, StreamOptions};
 pub use version::{
     Version, cuda_driver_version, cuda_header_version, nccl_header_version, nccl_version,
@@ -51,17 +55,11 @@ pub use version::{
 
 pub(crate) use error::check;
 
-/// Locks a mutex, ignoring poison: a panic elsewhere (a user's host function, a
-/// failed test thread) must not make every later call panic too.
-pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// The `half` crate, whose `f16` and `bf16` are data types here.
 pub use half;
 
 /// The PTX of the built-in elementwise kernels (for inspection and for checking it
 /// with `ptxas`).
 pub fn builtin_kernels_ptx() -> String {
-    ptx::module()
+    cuda::ptx::module()
 }

@@ -1,4 +1,4 @@
-//! Streams, events and gates on either driver.
+//! Streams, events and gates: the public, driver-independent types.
 
 use std::fmt;
 use std::sync::Arc;
@@ -7,110 +7,29 @@ use std::time::Duration;
 
 use nccl_sys as sys;
 
-use crate::cuda::{CudaEvent, CudaStream, PinnedHost};
-use crate::device::DeviceImpl;
-use crate::sim::{SimEvent, SimGate, SimStream};
-use crate::{Device, DriverKind, Error, Result};
+use crate::driver::{EventImpl, GateImpl, StreamImpl};
+use crate::{Device, Error, Result};
 
-pub(crate) enum StreamImpl {
-    Cuda(CudaStream),
-    Sim(SimStream),
-}
-
-pub(crate) enum EventImpl {
-    Cuda(CudaEvent),
-    Sim(SimEvent),
-}
-
-impl EventImpl {
-    pub fn query(&self) -> Result<bool> {
-        match self {
-            EventImpl::Cuda(e) => e.query(),
-            EventImpl::Sim(e) => Ok(e.query()),
-        }
-    }
-
-    pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
-        match self {
-            EventImpl::Cuda(e) => e.synchronize(timeout),
-            EventImpl::Sim(e) => e.synchronize(timeout),
-        }
-    }
-}
-
-fn next_stream_id() -> u64 {
+/// A number that identifies a stream for buffer tracking while it lives.
+pub(crate) fn next_stream_id() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 pub(crate) struct StreamInner {
-    /// `None` only for a device's internal stream (which its device owns).
-    pub device: Option<Device>,
+    pub device: Device,
     pub imp: StreamImpl,
     pub id: u64,
 }
 
 impl StreamInner {
-    pub fn detached(imp: StreamImpl) -> StreamInner {
-        StreamInner {
-            device: None,
-            imp,
-            id: next_stream_id(),
-        }
-    }
-
-    pub fn new_event(&self, timing: bool) -> Result<EventImpl> {
-        Ok(match &self.imp {
-            StreamImpl::Cuda(s) => EventImpl::Cuda(CudaEvent::new(s.device.clone(), timing)?),
-            StreamImpl::Sim(_) => EventImpl::Sim(SimEvent::new()),
-        })
-    }
-
-    pub fn record(&self, event: &EventImpl) -> Result<()> {
-        match (&self.imp, event) {
-            (StreamImpl::Cuda(s), EventImpl::Cuda(e)) => e.record(s),
-            (StreamImpl::Sim(s), EventImpl::Sim(e)) => e.record(s),
-            _ => Err(mixed("event record")),
-        }
-    }
-
     /// Records a fresh event after everything enqueued so far.
     pub fn record_new(&self) -> Result<Arc<EventImpl>> {
-        let e = self.new_event(false)?;
-        self.record(&e)?;
-        Ok(Arc::new(e))
+        self.imp.record_new()
     }
 
     pub fn wait(&self, event: &EventImpl) -> Result<()> {
-        match (&self.imp, event) {
-            (StreamImpl::Cuda(s), EventImpl::Cuda(e)) => s.wait_event(e),
-            (StreamImpl::Sim(s), EventImpl::Sim(e)) => e.wait_on(s),
-            _ => Err(mixed("stream wait event")),
-        }
-    }
-
-    pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
-        match &self.imp {
-            StreamImpl::Cuda(s) => s.synchronize(timeout),
-            StreamImpl::Sim(s) => s.synchronize(timeout),
-        }
-    }
-
-    pub fn launch_host_fn(&self, f: Box<dyn FnOnce() + Send>) -> Result<()> {
-        match &self.imp {
-            StreamImpl::Cuda(s) => s.launch_host_fn(f),
-            StreamImpl::Sim(s) => s.submit(Box::new(move || {
-                f();
-                Ok(())
-            })),
-        }
-    }
-}
-
-fn mixed(op: &'static str) -> Error {
-    Error::InvalidArgument {
-        op,
-        reason: "objects of the cuda and the sim driver cannot be mixed".into(),
+        self.imp.wait(event)
     }
 }
 
@@ -162,17 +81,13 @@ impl Stream {
     /// [`Error::InvalidArgument`] for a priority outside the device's range; a
     /// driver error creating it.
     pub fn with_options(device: &Device, options: StreamOptions) -> Result<Stream> {
-        let imp = match &device.inner.imp {
-            DeviceImpl::Cuda(d) => StreamImpl::Cuda(CudaStream::new(
-                d.clone(),
-                options.non_blocking,
-                options.priority,
-            )?),
-            DeviceImpl::Sim(d) => StreamImpl::Sim(SimStream::new(d.clone())?),
-        };
+        let imp = device
+            .inner
+            .imp
+            .new_stream(options.non_blocking, options.priority)?;
         Ok(Stream {
             inner: Arc::new(StreamInner {
-                device: Some(device.clone()),
+                device: device.clone(),
                 imp,
                 id: next_stream_id(),
             }),
@@ -191,40 +106,26 @@ impl Stream {
     /// `raw` must be a valid stream of `device`'s primary context, and must outlive
     /// the returned `Stream`, its clones, and all work enqueued through them.
     pub unsafe fn from_raw(device: &Device, raw: sys::CUstream) -> Result<Stream> {
-        match &device.inner.imp {
-            DeviceImpl::Cuda(d) => {
-                // SAFETY: the caller guarantees `raw`'s validity and lifetime.
-                let imp = StreamImpl::Cuda(unsafe { CudaStream::borrowed(d.clone(), raw) });
-                Ok(Stream {
-                    inner: Arc::new(StreamInner {
-                        device: Some(device.clone()),
-                        imp,
-                        id: next_stream_id(),
-                    }),
-                })
-            }
-            DeviceImpl::Sim(_) => Err(Error::Unsupported {
-                driver: DriverKind::Sim,
-                what: "wrapping a raw CUDA stream",
+        // SAFETY: the caller guarantees `raw`'s validity and lifetime.
+        let imp = unsafe { device.inner.imp.stream_from_raw(raw)? };
+        Ok(Stream {
+            inner: Arc::new(StreamInner {
+                device: device.clone(),
+                imp,
+                id: next_stream_id(),
             }),
-        }
+        })
     }
 
     /// The raw `CUstream` for interop with other CUDA libraries; `None` on the sim.
     /// Work enqueued on it directly is not tracked by this library's buffers.
     pub fn as_raw(&self) -> Option<sys::CUstream> {
-        match &self.inner.imp {
-            StreamImpl::Cuda(s) => Some(s.raw),
-            StreamImpl::Sim(_) => None,
-        }
+        self.inner.imp.as_raw()
     }
 
     /// The device this stream runs on.
     pub fn device(&self) -> &Device {
-        self.inner
-            .device
-            .as_ref()
-            .expect("user streams always carry their device")
+        &self.inner.device
     }
 
     /// Blocks the calling thread until all work enqueued so far has completed.
@@ -233,7 +134,7 @@ impl Stream {
     ///
     /// An error of the work itself (CUDA's sticky errors; the sim's failed accesses).
     pub fn synchronize(&self) -> Result<()> {
-        self.inner.synchronize(None)
+        self.inner.imp.synchronize(None)
     }
 
     /// As [`Stream::synchronize`], giving up after `timeout`.
@@ -243,7 +144,7 @@ impl Stream {
     /// [`Error::Timeout`] when the work has not completed in time (it stays
     /// enqueued); errors of the work itself.
     pub fn synchronize_timeout(&self, timeout: Duration) -> Result<()> {
-        self.inner.synchronize(Some(timeout))
+        self.inner.imp.synchronize(Some(timeout))
     }
 
     /// Whether all work enqueued so far has completed. Never blocks.
@@ -252,10 +153,7 @@ impl Stream {
     ///
     /// An error of the work itself.
     pub fn query(&self) -> Result<bool> {
-        match &self.inner.imp {
-            StreamImpl::Cuda(s) => s.query(),
-            StreamImpl::Sim(s) => s.query(),
-        }
+        self.inner.imp.query()
     }
 
     /// Runs `f` on a driver thread once all work enqueued before it has completed;
@@ -267,7 +165,7 @@ impl Stream {
     ///
     /// A driver error enqueueing it.
     pub fn launch_host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
-        self.inner.launch_host_fn(Box::new(f))
+        self.inner.imp.launch_host_fn(Box::new(f))
     }
 
     /// Records a new event after all work enqueued so far.
@@ -301,16 +199,7 @@ impl Stream {
     /// without stream memory operations report `CUDA_ERROR_NOT_SUPPORTED`).
     pub fn wait_gate(&self, gate: &Gate) -> Result<()> {
         check_same_device("stream wait gate", self.device(), &gate.device)?;
-        match (&self.inner.imp, &gate.imp) {
-            (StreamImpl::Cuda(s), GateImpl::Cuda { alias, waits, .. }) => {
-                s.wait_value(*alias)?;
-                let after = self.inner.record_new()?;
-                crate::lock(waits).push(after);
-                Ok(())
-            }
-            (StreamImpl::Sim(s), GateImpl::Sim(g)) => g.wait_on(s),
-            _ => Err(mixed("stream wait gate")),
-        }
+        self.inner.imp.wait_gate(&gate.imp)
     }
 }
 
@@ -364,10 +253,7 @@ impl Event {
     ///
     /// A driver error.
     pub fn new(device: &Device, timing: bool) -> Result<Event> {
-        let imp = match &device.inner.imp {
-            DeviceImpl::Cuda(d) => EventImpl::Cuda(CudaEvent::new(d.clone(), timing)?),
-            DeviceImpl::Sim(_) => EventImpl::Sim(SimEvent::new()),
-        };
+        let imp = device.inner.imp.new_event(timing)?;
         Ok(Event {
             device: device.clone(),
             imp,
@@ -382,7 +268,7 @@ impl Event {
     /// [`Error::WrongDevice`] for a stream of another device.
     pub fn record(&self, stream: &Stream) -> Result<()> {
         check_same_device("event record", &self.device, stream.device())?;
-        stream.inner.record(&self.imp)
+        stream.inner.imp.record(&self.imp)
     }
 
     /// Whether the work before the most recent record has completed (`true` for an
@@ -428,24 +314,7 @@ impl Event {
             });
         }
         check_same_device("event elapsed", &self.device, &end.device)?;
-        match (&self.imp, &end.imp) {
-            (EventImpl::Cuda(a), EventImpl::Cuda(b)) => {
-                let ms = a.elapsed_ms(b)?;
-                Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1000.0))
-            }
-            (EventImpl::Sim(a), EventImpl::Sim(b)) => match (a.completed_at(), b.completed_at()) {
-                (Some(x), Some(y)) if y >= x => Ok(y - x),
-                (Some(_), Some(_)) => Err(Error::InvalidArgument {
-                    op: "event elapsed",
-                    reason: "the end event completed before the start event".into(),
-                }),
-                _ => Err(Error::InvalidArgument {
-                    op: "event elapsed",
-                    reason: "both events must be recorded and completed".into(),
-                }),
-            },
-            _ => Err(mixed("event elapsed")),
-        }
+        self.imp.elapsed(&end.imp)
     }
 
     /// The device of this event.
@@ -458,17 +327,6 @@ impl fmt::Debug for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Event({})", self.device)
     }
-}
-
-enum GateImpl {
-    Cuda {
-        host: std::mem::ManuallyDrop<PinnedHost>,
-        alias: u64,
-        /// Events recorded right after each wait, so that the flag is freed only when
-        /// no stream can still read it.
-        waits: std::sync::Mutex<Vec<Arc<EventImpl>>>,
-    },
-    Sim(SimGate),
 }
 
 /// A flag the host opens and streams can wait on ([`Stream::wait_gate`]): holds a
@@ -497,18 +355,7 @@ impl Gate {
     ///
     /// A driver error allocating the flag.
     pub fn new(device: &Device) -> Result<Gate> {
-        let imp = match &device.inner.imp {
-            DeviceImpl::Cuda(d) => {
-                let host = PinnedHost::new(d.clone(), 4)?;
-                let alias = host.device_alias()?;
-                GateImpl::Cuda {
-                    host: std::mem::ManuallyDrop::new(host),
-                    alias,
-                    waits: Default::default(),
-                }
-            }
-            DeviceImpl::Sim(_) => GateImpl::Sim(SimGate::new()),
-        };
+        let imp = device.inner.imp.new_gate()?;
         Ok(Gate {
             device: device.clone(),
             imp,
@@ -517,52 +364,20 @@ impl Gate {
 
     /// Opens the gate: waiting streams proceed. Idempotent.
     pub fn open(&self) {
-        match &self.imp {
-            GateImpl::Cuda { host, .. } => {
-                // SAFETY: the flag is 4 bytes of live pinned memory, aligned; the GPU
-                // reads it with stream memory operations, so a volatile store is the
-                // documented way to release it.
-                unsafe { std::ptr::write_volatile(host.ptr.cast::<u32>(), 1) };
-                std::sync::atomic::fence(Ordering::SeqCst);
-            }
-            GateImpl::Sim(g) => g.open(),
-        }
+        self.imp.open();
     }
 
     /// Whether [`Gate::open`] was called.
     pub fn is_open(&self) -> bool {
-        match &self.imp {
-            GateImpl::Cuda { host, .. } => {
-                // SAFETY: as in `open`; a volatile load of the flag.
-                let flag = unsafe { std::ptr::read_volatile(host.ptr.cast::<u32>()) };
-                flag != 0
-            }
-            GateImpl::Sim(g) => g.is_open(),
-        }
+        self.imp.is_open()
     }
 }
 
 impl Drop for Gate {
     fn drop(&mut self) {
+        // Dropping opens the gate, so that no stream waits forever (the cuda gate then
+        // frees its flag once no stream can still read it).
         self.open();
-        if let GateImpl::Cuda { host, waits, .. } = &mut self.imp {
-            // Free the flag only once every stream that waited on it is past the wait;
-            // a stream still held up by other work keeps it (4 bytes leak) rather than
-            // have the page freed under it. Never blocks for long.
-            let waits = std::mem::take(waits.get_mut().unwrap_or_else(|e| e.into_inner()));
-            let passed = waits
-                .iter()
-                .all(|e| e.synchronize(Some(Duration::from_millis(100))).is_ok());
-            if passed {
-                // SAFETY: taken once, here, in drop.
-                drop(unsafe { std::mem::ManuallyDrop::take(host) });
-            } else {
-                log::warn!(
-                    "{}: a stream is still behind a dropped gate; its flag is leaked",
-                    self.device
-                );
-            }
-        }
     }
 }
 

@@ -11,13 +11,13 @@
 use std::fmt::Write as _;
 
 use crate::DType;
-use crate::cuda::ElementwiseKernel;
+use crate::driver::types::Elementwise;
 
 /// The kernel's symbol for an op and type.
-pub(crate) fn kernel_name(op: ElementwiseKernel, dtype: DType) -> String {
+pub(crate) fn kernel_name(op: Elementwise, dtype: DType) -> String {
     let op = match op {
-        ElementwiseKernel::AddScalar => "add",
-        ElementwiseKernel::Scale => "scale",
+        Elementwise::AddScalar => "add",
+        Elementwise::Scale => "scale",
     };
     format!("nccl_rs_{op}_{}", dtype.name())
 }
@@ -80,10 +80,10 @@ fn close(out: &mut String) {
 
 /// The loop body of one op on one type: load `[%rd8]`, combine with the scalar,
 /// store back.
-fn body(op: ElementwiseKernel, dtype: DType) -> String {
+fn body(op: Elementwise, dtype: DType) -> String {
     let (int_op, float_op) = match op {
-        ElementwiseKernel::AddScalar => ("add", "add.rn"),
-        ElementwiseKernel::Scale => ("mul.lo", "mul.rn"),
+        Elementwise::AddScalar => ("add", "add.rn"),
+        Elementwise::Scale => ("mul.lo", "mul.rn"),
     };
     match dtype {
         DType::I8 | DType::U8 => format!(
@@ -128,7 +128,7 @@ pub(crate) fn module() -> String {
     out.push_str("\tst.global.u64 [%rd8], %rd3;\n");
     close(&mut out);
     for dtype in DType::ALL {
-        for op in [ElementwiseKernel::AddScalar, ElementwiseKernel::Scale] {
+        for op in [Elementwise::AddScalar, Elementwise::Scale] {
             open(
                 &mut out,
                 &kernel_name(op, dtype),
@@ -151,7 +151,7 @@ mod tests {
         let m = module();
         assert!(m.contains(".visible .entry nccl_rs_fill64("));
         for dtype in DType::ALL {
-            for op in [ElementwiseKernel::AddScalar, ElementwiseKernel::Scale] {
+            for op in [Elementwise::AddScalar, Elementwise::Scale] {
                 let entry = format!(".visible .entry {}(", kernel_name(op, dtype));
                 assert_eq!(m.matches(&entry).count(), 1, "{entry}");
             }

@@ -1,6 +1,10 @@
 //! NCCL on the sim driver: in-process ranks that rendezvous on the unique id and
 //! compute real results.
 //!
+//! Longer than 600 lines because one communicator's state, the launches that register
+//! in it and the stream task that reads it share private types (slots, parts); they
+//! are one protocol and are read together.
+//!
 //! A collective completes only when every rank has issued it; its stream task (on the
 //! rank's simulated stream) contributes the rank's input, waits for the others like a
 //! GPU kernel spinning on its peers, and writes the rank's output. The usage rules of
@@ -24,10 +28,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
-use super::{Kind, OpDesc, RedOp};
-use crate::lock;
-use crate::sim::{SimDevice, SimStream, wait_until};
-use crate::{DType, DataType, Error, Result};
+use super::reduce::{compute, premultiply};
+use super::rules::{Inside, check_launch_order};
+use super::{SimDevice, SimStream, wait_until};
+use crate::comm::op::{Kind, LaunchOp, OpDesc, RedOp};
+use crate::sync::lock;
+use crate::{Error, Result};
 
 fn next_group_id() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
@@ -201,137 +207,125 @@ impl Joining {
     }
 }
 
-/// Per-device launch logs for the launch-order rule.
-struct LogEntry {
-    key: (u64, u64),
-    /// The stream it was launched on (two launches on one stream run in order).
-    stream: usize,
-    /// Set when the launch's task has finished.
-    done: Arc<AtomicBool>,
-}
-
-#[derive(Default)]
-struct DeviceLog {
-    order: Vec<LogEntry>,
-    position: HashMap<(u64, u64), usize>,
-}
-
-const LOG_LIMIT: usize = 1 << 14;
-
-fn device_logs() -> &'static Mutex<HashMap<usize, DeviceLog>> {
-    static L: OnceLock<Mutex<HashMap<usize, DeviceLog>>> = OnceLock::new();
-    L.get_or_init(Default::default)
-}
-
-fn inside_flags() -> &'static Mutex<HashMap<usize, Arc<AtomicBool>>> {
-    static F: OnceLock<Mutex<HashMap<usize, Arc<AtomicBool>>>> = OnceLock::new();
-    F.get_or_init(Default::default)
-}
-
-/// Marks this thread as inside NCCL on `device` until dropped.
-#[derive(Debug)]
-pub(crate) struct Inside(Arc<AtomicBool>);
-
-impl Inside {
-    pub fn enter(device: usize, op: &'static str) -> Result<Inside> {
-        let flag = lock(inside_flags()).entry(device).or_default().clone();
-        if flag.swap(true, Ordering::AcqRel) {
-            return Err(Error::InvalidUsage {
-                op,
-                reason: format!(
-                    "a second thread entered NCCL on sim device {device} while another was inside \
-                     (NCCL allows one thread per device at a time)"
-                ),
-            });
-        }
-        Ok(Inside(flag))
-    }
-}
-
-impl Drop for Inside {
-    fn drop(&mut self) {
-        self.0.store(false, Ordering::Release);
-    }
-}
-
-/// Records launch `seq` of `shared` on this rank's device and checks it against the
-/// same communicators' launches on their other devices. Reported: an earlier launch of
-/// another communicator, still running on this device's stream, that was launched
-/// *after* this one on a device where this one already runs on the same stream. Both
-/// streams then wait for each other: a certain deadlock (launches that already
-/// finished, or run on other streams, cannot deadlock this way and are not reported).
-fn check_launch_order(
-    shared: &Shared,
+/// One rank's communicator on the sim driver, from joining to teardown.
+pub(crate) struct SimCommunicator {
     rank: usize,
-    seq: u64,
-    stream: usize,
-    done: Arc<AtomicBool>,
-) -> Result<()> {
-    let device = shared.devices[rank];
-    let mut logs = lock(device_logs());
-    let me = (shared.id, seq);
-    if let Some(log) = logs.get(&device) {
-        let earlier = log.order.iter().rev().take(256).filter(|e| {
-            e.key.0 != shared.id && e.stream == stream && !e.done.load(Ordering::Acquire)
-        });
-        for other in earlier {
-            for (&d2, log2) in logs.iter() {
-                if d2 == device || !shared.devices.contains(&d2) {
-                    continue;
-                }
-                let Some(&mine_there) = log2.position.get(&me) else {
-                    continue;
-                };
-                let mine = &log2.order[mine_there];
-                let later_there = log2.order[mine_there + 1..]
-                    .iter()
-                    .any(|e| e.key == other.key && e.stream == mine.stream);
-                let mine_running = !mine.done.load(Ordering::Acquire);
-                if later_there && mine_running {
-                    return Err(Error::Mismatch {
-                        what: "launch order of communicators sharing devices".into(),
-                        detail: format!(
-                            "on sim device {device} communicator {} op #{} was launched before communicator {} \
-                             op #{seq}, but on sim device {d2} after it, on the same stream: each waits for the other",
-                            other.key.0, other.key.1, shared.id
-                        ),
-                    });
-                }
-            }
-        }
-    }
-    let log = logs.entry(device).or_default();
-    log.position.insert(me, log.order.len());
-    log.order.push(LogEntry {
-        key: me,
-        stream,
-        done,
-    });
-    if log.order.len() > LOG_LIMIT {
-        log.order.drain(..LOG_LIMIT / 2);
-        log.position = log
-            .order
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.key, i))
-            .collect();
-    }
-    Ok(())
+    device: Arc<SimDevice>,
+    /// The rendezvous, until every rank has joined.
+    joining: Mutex<Option<Joining>>,
+    comm: OnceLock<SimComm>,
 }
 
-/// One operation of a launch (a group of one or more).
-pub(crate) struct SimOp {
-    pub desc: OpDesc,
-    /// Bytes read from `send`.
-    pub send_len: usize,
-    pub send: Option<u64>,
-    pub recv: Option<u64>,
-    /// Device address of a PreMulSum scalar that lives on the device.
-    pub scalar: Option<u64>,
+impl SimCommunicator {
+    /// Joins rank `rank` of `size` on `device` under `id`; with `wait`, returns only
+    /// once every rank has joined (not abortable, as a blocking NCCL init).
+    pub fn join(
+        id: &[u8; 128],
+        rank: usize,
+        size: usize,
+        device: &Arc<SimDevice>,
+        wait: bool,
+    ) -> Result<SimCommunicator> {
+        let joining = Joining::join(id, rank, size, device.ordinal)?;
+        if wait {
+            joining.wait(None)?;
+        }
+        Ok(SimCommunicator {
+            rank,
+            device: device.clone(),
+            joining: Mutex::new(Some(joining)),
+            comm: OnceLock::new(),
+        })
+    }
+
+    /// The communicator, once every rank has joined.
+    fn comm(&self, op: &'static str) -> Result<&SimComm> {
+        if let Some(c) = self.comm.get() {
+            return Ok(c);
+        }
+        let mut j = lock(&self.joining);
+        if let Some(shared) = j.as_ref().and_then(Joining::poll) {
+            *j = None;
+            let _ = self
+                .comm
+                .set(SimComm::new(shared, self.rank, self.device.clone()));
+            return Ok(self.comm.get().expect("just set"));
+        }
+        Err(Error::InvalidUsage {
+            op,
+            reason: "the communicator is not ready: not every rank has joined (wait_ready)".into(),
+        })
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.comm("is_ready").is_ok()
+    }
+
+    pub fn wait_ready(&self, timeout: Duration) -> Result<()> {
+        if self.comm("wait_ready").is_ok() {
+            return Ok(());
+        }
+        let j = lock(&self.joining).as_ref().map(|j| j.wait(Some(timeout)));
+        if let Some(r) = j {
+            r?;
+        }
+        self.comm("wait_ready").map(|_| ())
+    }
+
+    /// Refuses a launch before anything is enqueued when the communicator is not
+    /// ready.
+    pub fn check_ready(&self, op: &'static str) -> Result<()> {
+        self.comm(op).map(|_| ())
+    }
+
+    /// Launches `ops` as one group on `stream`, under the device's NCCL lock.
+    pub fn launch(&self, stream: &SimStream, ops: Vec<LaunchOp>) -> Result<()> {
+        let _guard = self.device.nccl_lock();
+        let comm = self.comm("collective")?;
+        let _inside = Inside::enter(self.device.ordinal, "collective")?;
+        comm.launch(stream, ops)
+    }
+
+    pub fn abort(&self) {
+        if let Some(c) = self.comm.get() {
+            c.abort();
+        }
+    }
+
+    pub fn destroy(&self) {
+        if let Some(c) = self.comm.get() {
+            c.destroy();
+        }
+    }
+
+    /// Splits (see [`SimComm::split`]): this rank's new communicator, if it has a
+    /// colour.
+    pub fn split(
+        &self,
+        color: Option<u32>,
+        key: i32,
+        timeout: Option<Duration>,
+    ) -> Result<Option<(usize, usize, SimCommunicator)>> {
+        let comm = self.comm("split")?;
+        let Some((rank, shared)) = comm.split(color, key, timeout)? else {
+            return Ok(None);
+        };
+        let size = shared.size;
+        let child = SimCommunicator {
+            rank,
+            device: self.device.clone(),
+            joining: Mutex::new(None),
+            comm: OnceLock::new(),
+        };
+        let _ = child
+            .comm
+            .set(SimComm::new(shared, rank, self.device.clone()));
+        Ok(Some((rank, size, child)))
+    }
 }
 
 /// One rank's communicator.
-pub(crate) struct SimComm {
+struct SimComm {
     pub shared: Arc<Shared>,
     pub rank: usize,
     pub device: Arc<SimDevice>,
@@ -350,7 +344,7 @@ enum Part {
 }
 
 impl SimComm {
-    pub fn new(shared: Arc<Shared>, rank: usize, device: Arc<SimDevice>) -> SimComm {
+    fn new(shared: Arc<Shared>, rank: usize, device: Arc<SimDevice>) -> SimComm {
         SimComm {
             shared,
             rank,
@@ -379,7 +373,7 @@ impl SimComm {
 
     /// Registers the ops of one launch (checking them against the other ranks'), then
     /// enqueues one task that runs them together on `stream`.
-    pub fn launch(&self, stream: &SimStream, ops: Vec<SimOp>) -> Result<()> {
+    pub fn launch(&self, stream: &SimStream, ops: Vec<LaunchOp>) -> Result<()> {
         let shared = self.shared.clone();
         let rank = self.rank;
         let done = Arc::new(AtomicBool::new(false));
@@ -464,7 +458,14 @@ impl SimComm {
                 }
             }
             let launch = self.launches.fetch_add(1, Ordering::Relaxed);
-            check_launch_order(&shared, rank, launch, stream.identity(), done.clone())?;
+            check_launch_order(
+                shared.id,
+                &shared.devices,
+                rank,
+                launch,
+                stream.identity(),
+                done.clone(),
+            )?;
             // Register.
             self.coll_seq.store(next, Ordering::Relaxed);
             for (pair, n) in p2p_next {
@@ -568,7 +569,7 @@ fn run_launch(
     shared: &Shared,
     rank: usize,
     device: &SimDevice,
-    ops: &[SimOp],
+    ops: &[LaunchOp],
     parts: &[Part],
 ) -> std::result::Result<(), String> {
     // Phase 1: read inputs (in stream order) and contribute them.
@@ -759,161 +760,4 @@ fn missing_destroyed(st: &State, inputs: &[Option<Vec<u8>>]) -> Option<usize> {
         .enumerate()
         .find(|(r, i)| i.is_none() && st.destroyed[*r])
         .map(|(r, _)| r)
-}
-
-/// A permutation of `0..n` that depends on the collective's position: reductions add
-/// ranks in a shuffled order, as NCCL's trees and rings do.
-fn permutation(n: usize, seed: u64) -> Vec<usize> {
-    let mut p: Vec<usize> = (0..n).collect();
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    for i in (1..n).rev() {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        p.swap(i, (x % (i as u64 + 1)) as usize);
-    }
-    p
-}
-
-macro_rules! with_type {
-    ($dtype:expr, $f:ident, $($args:expr),*) => {
-        match $dtype {
-            DType::I8 => $f::<i8>($($args),*),
-            DType::U8 => $f::<u8>($($args),*),
-            DType::I32 => $f::<i32>($($args),*),
-            DType::U32 => $f::<u32>($($args),*),
-            DType::I64 => $f::<i64>($($args),*),
-            DType::U64 => $f::<u64>($($args),*),
-            DType::F32 => $f::<f32>($($args),*),
-            DType::F64 => $f::<f64>($($args),*),
-            DType::F16 => $f::<half::f16>($($args),*),
-            DType::BF16 => $f::<half::bf16>($($args),*),
-        }
-    };
-}
-
-fn premultiply_t<T: DataType>(data: &mut [u8], scalar: &[u8]) {
-    let s = T::read_le(scalar);
-    for chunk in data.chunks_exact_mut(T::DTYPE.size()) {
-        T::read_le(chunk).mul(s).write_le(chunk);
-    }
-}
-
-fn premultiply(dtype: DType, data: &mut [u8], scalar: &[u8]) {
-    with_type!(dtype, premultiply_t, data, scalar)
-}
-
-/// Reduces `inputs` (equal lengths) elementwise in rank order `order`.
-fn reduce_t<T: DataType>(op: &RedOp, inputs: &[&[u8]], order: &[usize], n: usize) -> Vec<u8> {
-    let size = T::DTYPE.size();
-    let len = inputs.first().map_or(0, |i| i.len());
-    let mut out = vec![0u8; len];
-    for (e, chunk) in out.chunks_exact_mut(size).enumerate() {
-        let at = |r: usize| T::read_le(&inputs[r][e * size..(e + 1) * size]);
-        let prep = |x: T| match op {
-            RedOp::Avg if T::DTYPE.is_float() => x.div_count(n),
-            _ => x,
-        };
-        let mut acc = prep(at(order[0]));
-        for &r in &order[1..] {
-            let x = prep(at(r));
-            acc = match op {
-                RedOp::Prod => acc.mul(x),
-                RedOp::Max => {
-                    if x > acc {
-                        x
-                    } else {
-                        acc
-                    }
-                }
-                RedOp::Min => {
-                    if x < acc {
-                        x
-                    } else {
-                        acc
-                    }
-                }
-                _ => acc.add(x),
-            };
-        }
-        if matches!(op, RedOp::Avg) && !T::DTYPE.is_float() {
-            acc = acc.div_count(n);
-        }
-        acc.write_le(chunk);
-    }
-    out
-}
-
-fn reduce(dtype: DType, op: &RedOp, inputs: &[&[u8]], order: &[usize], n: usize) -> Vec<u8> {
-    with_type!(dtype, reduce_t, op, inputs, order, n)
-}
-
-/// Every rank's output of a collective from every rank's input.
-fn compute(descs: &[&OpDesc], inputs: &[&[u8]], size: usize, seq: u64) -> Vec<Option<Vec<u8>>> {
-    let d = descs[0];
-    let esz = d.dtype.size();
-    let block = d.count * esz;
-    let order = permutation(size, seq);
-    let root = d.root.unwrap_or(0);
-    match d.kind {
-        Kind::AllReduce => {
-            let r = reduce(d.dtype, &d.op, inputs, &order, size);
-            vec![Some(r); size]
-        }
-        Kind::Reduce => {
-            let r = reduce(d.dtype, &d.op, inputs, &order, size);
-            (0..size).map(|i| (i == root).then(|| r.clone())).collect()
-        }
-        Kind::Broadcast => vec![Some(inputs[root].to_vec()); size],
-        Kind::AllGather => vec![Some(inputs.concat()); size],
-        Kind::Gather => {
-            let all = inputs.concat();
-            (0..size)
-                .map(|i| (i == root).then(|| all.clone()))
-                .collect()
-        }
-        Kind::ReduceScatter => {
-            let r = reduce(d.dtype, &d.op, inputs, &order, size);
-            (0..size)
-                .map(|i| Some(r[i * block..(i + 1) * block].to_vec()))
-                .collect()
-        }
-        Kind::Scatter => (0..size)
-            .map(|i| Some(inputs[root][i * block..(i + 1) * block].to_vec()))
-            .collect(),
-        Kind::AllToAll => (0..size)
-            .map(|i| {
-                Some(
-                    (0..size)
-                        .flat_map(|s| inputs[s][i * block..(i + 1) * block].iter().copied())
-                        .collect(),
-                )
-            })
-            .collect(),
-        Kind::Send | Kind::Recv => vec![None; size],
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn permutations_are_permutations() {
-        for seed in 0..50 {
-            let mut p = permutation(7, seed);
-            p.sort_unstable();
-            assert_eq!(p, (0..7).collect::<Vec<_>>());
-        }
-        assert_ne!(permutation(8, 1), permutation(8, 2));
-    }
-
-    #[test]
-    fn a_second_thread_inside_nccl_on_one_device_is_refused() {
-        let first = Inside::enter(63, "test").unwrap();
-        let err = Inside::enter(63, "all_reduce").unwrap_err();
-        assert!(err.to_string().contains("second thread"), "{err}");
-        drop(first);
-        assert!(Inside::enter(63, "test").is_ok());
-    }
 }

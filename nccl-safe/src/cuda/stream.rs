@@ -1,160 +1,16 @@
-//! The `cuda` driver: the CUDA driver API through nccl-sys, nothing more than error
-//! mapping and the architecture's decisions (primary context made current on the
-//! calling thread before every call; stream-ordered allocation; no device-wide
-//! synchronisation anywhere).
+//! Streams, events and gates on the cuda driver.
 
-use std::ffi::{CString, c_uint, c_void};
+use std::ffi::{c_uint, c_void};
 use std::ptr;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use nccl_sys as sys;
 
+use super::{CudaDevice, PinnedHost};
+use crate::driver::types::Elementwise;
 use crate::error::check_cuda;
 use crate::{DType, Error, Result};
-
-/// The loaded driver, initialised once (`cuInit`).
-pub(crate) fn driver() -> Result<&'static sys::Cuda> {
-    static INIT: OnceLock<Result<()>> = OnceLock::new();
-    let lib = sys::cuda()?;
-    INIT.get_or_init(|| {
-        // SAFETY: cuInit takes flags (must be 0) and has no other precondition.
-        check_cuda("cuInit", unsafe { lib.cuInit(0)? })
-    })
-    .clone()?;
-    Ok(lib)
-}
-
-/// Number of CUDA devices.
-pub(crate) fn device_count() -> Result<usize> {
-    let lib = driver()?;
-    let mut n = 0;
-    // SAFETY: writes one int.
-    check_cuda("cuDeviceGetCount", unsafe { lib.cuDeviceGetCount(&mut n)? })?;
-    Ok(usize::try_from(n).unwrap_or(0))
-}
-
-/// One GPU: its handle and retained primary context.
-pub(crate) struct CudaDevice {
-    pub lib: &'static sys::Cuda,
-    pub ordinal: usize,
-    pub dev: sys::CUdevice,
-    ctx: sys::CUcontext,
-    /// The built-in kernels, or why they could not be loaded (reported when an
-    /// elementwise op is used; communicators and copies work without them).
-    kernels: OnceLock<Result<Kernels>>,
-    /// Freed pinned blocks by capacity, reused instead of returned to the driver:
-    /// freeing page-locked memory can synchronise the whole context, which would
-    /// block the host behind any pending (or gated) work. Freed with the device.
-    pinned_cache: std::sync::Mutex<std::collections::HashMap<usize, Vec<usize>>>,
-}
-
-// SAFETY: a primary context may be made current and used on any thread; the handles
-// are plain driver identifiers, and the driver API is thread-safe.
-unsafe impl Send for CudaDevice {}
-// SAFETY: as above; nothing here is mutated without the driver's own locking.
-unsafe impl Sync for CudaDevice {}
-
-impl CudaDevice {
-    pub fn open(ordinal: usize) -> Result<CudaDevice> {
-        let lib = driver()?;
-        let count = device_count()?;
-        if ordinal >= count {
-            return Err(Error::NoDevice {
-                driver: crate::DriverKind::Cuda,
-                ordinal,
-                count,
-            });
-        }
-        let mut dev = 0;
-        // SAFETY: writes one device handle; the ordinal was range-checked.
-        check_cuda("cuDeviceGet", unsafe {
-            lib.cuDeviceGet(&mut dev, ordinal as i32)?
-        })?;
-        let mut ctx = ptr::null_mut();
-        // SAFETY: writes one context handle for a valid device.
-        check_cuda("cuDevicePrimaryCtxRetain", unsafe {
-            lib.cuDevicePrimaryCtxRetain(&mut ctx, dev)?
-        })?;
-        let device = CudaDevice {
-            lib,
-            ordinal,
-            dev,
-            ctx,
-            kernels: OnceLock::new(),
-            pinned_cache: Default::default(),
-        };
-        // Load the built-in kernels now: loading a module later, while some stream
-        // is held back by a gate or a late peer, could synchronise the context.
-        let kernels = Kernels::load(&device);
-        if let Err(e) = &kernels {
-            log::warn!(
-                "cuda:{ordinal}: the built-in kernels did not load ({e}); elementwise ops will fail"
-            );
-        }
-        let _ = device.kernels.set(kernels);
-        Ok(device)
-    }
-
-    /// Makes the primary context current on this thread (cheap when it already is).
-    pub fn bind(&self) -> Result<()> {
-        // SAFETY: the context is retained for as long as `self` lives.
-        check_cuda("cuCtxSetCurrent", unsafe {
-            self.lib.cuCtxSetCurrent(self.ctx)?
-        })
-    }
-
-    pub fn name(&self) -> Result<String> {
-        let mut buf = [0 as std::ffi::c_char; 256];
-        // SAFETY: the buffer holds 256 bytes and its length is passed.
-        check_cuda("cuDeviceGetName", unsafe {
-            self.lib.cuDeviceGetName(buf.as_mut_ptr(), 256, self.dev)?
-        })?;
-        // SAFETY: the driver wrote a NUL-terminated string into the buffer.
-        Ok(unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }
-            .to_string_lossy()
-            .into_owned())
-    }
-
-    pub fn total_memory(&self) -> Result<usize> {
-        let mut bytes = 0usize;
-        // SAFETY: writes one size.
-        check_cuda("cuDeviceTotalMem", unsafe {
-            self.lib.cuDeviceTotalMem_v2(&mut bytes, self.dev)?
-        })?;
-        Ok(bytes)
-    }
-
-    fn kernels(&self) -> Result<&Kernels> {
-        match self.kernels.get() {
-            Some(Ok(k)) => Ok(k),
-            Some(Err(e)) => Err(e.clone()),
-            None => Err(Error::InvalidArgument {
-                op: "kernel launch",
-                reason: "the built-in kernels were not loaded".into(),
-            }),
-        }
-    }
-}
-
-impl Drop for CudaDevice {
-    fn drop(&mut self) {
-        let cache = std::mem::take(
-            self.pinned_cache
-                .get_mut()
-                .unwrap_or_else(|e| e.into_inner()),
-        );
-        if self.bind().is_ok() {
-            for ptr in cache.into_values().flatten() {
-                // SAFETY: cached blocks came from cuMemHostAlloc and are no longer
-                // used by anyone (they were returned after their copies completed).
-                let _ = unsafe { self.lib.cuMemFreeHost(ptr as *mut c_void) };
-            }
-        }
-        // SAFETY: releases the retain taken in `open`; errors cannot be reported.
-        let _ = unsafe { self.lib.cuDevicePrimaryCtxRelease_v2(self.dev) };
-    }
-}
 
 /// A stream; destroyed on drop unless borrowed through `from_raw`.
 pub(crate) struct CudaStream {
@@ -373,7 +229,7 @@ impl CudaStream {
     /// `x[i] = x[i] + s` or `x[i] = x[i] * s` over `count` elements of `dtype`.
     pub fn elementwise(
         &self,
-        op: ElementwiseKernel,
+        op: Elementwise,
         dtype: DType,
         dst: u64,
         count: usize,
@@ -582,132 +438,71 @@ impl Drop for CudaEvent {
     }
 }
 
-/// Page-locked host memory, mapped into the device's address space.
-pub(crate) struct PinnedHost {
-    pub device: Arc<CudaDevice>,
-    pub ptr: *mut u8,
-    capacity: usize,
+/// A host-released flag: 4 bytes of mapped pinned memory that streams wait on with
+/// `cuStreamWaitValue32`.
+pub(crate) struct CudaGate {
+    device: Arc<CudaDevice>,
+    host: std::mem::ManuallyDrop<PinnedHost>,
+    alias: u64,
+    /// Events recorded right after each wait, so that the flag is freed only when no
+    /// stream can still read it.
+    waits: Mutex<Vec<CudaEvent>>,
 }
 
-// SAFETY: plain host memory; access is coordinated by the owner's events.
-unsafe impl Send for PinnedHost {}
-// SAFETY: as above.
-unsafe impl Sync for PinnedHost {}
-
-impl PinnedHost {
-    pub fn new(device: Arc<CudaDevice>, bytes: usize) -> Result<PinnedHost> {
-        let capacity = bytes.max(4096).next_power_of_two();
-        let cached = crate::lock(&device.pinned_cache)
-            .get_mut(&capacity)
-            .and_then(Vec::pop);
-        let p = match cached {
-            Some(p) => p as *mut c_void,
-            None => {
-                device.bind()?;
-                let mut p = ptr::null_mut();
-                let flags = sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP;
-                // SAFETY: writes one pointer to `capacity` bytes of pinned memory.
-                check_cuda("cuMemHostAlloc", unsafe {
-                    device.lib.cuMemHostAlloc(&mut p, capacity, flags)?
-                })?;
-                p
-            }
-        };
-        // SAFETY: `capacity` bytes owned by this block; zeroed so that reads before
-        // any copy are defined.
-        unsafe { ptr::write_bytes(p.cast::<u8>(), 0, capacity) };
-        Ok(PinnedHost {
+impl CudaGate {
+    pub fn new(device: Arc<CudaDevice>) -> Result<CudaGate> {
+        let host = PinnedHost::new(device.clone(), 4)?;
+        let alias = host.device_alias()?;
+        Ok(CudaGate {
             device,
-            ptr: p.cast(),
-            capacity,
+            host: std::mem::ManuallyDrop::new(host),
+            alias,
+            waits: Mutex::new(Vec::new()),
         })
     }
 
-    pub fn device_alias(&self) -> Result<u64> {
-        self.device.bind()?;
-        let mut d = 0;
-        // SAFETY: `ptr` is mapped pinned memory (DEVICEMAP).
-        check_cuda("cuMemHostGetDevicePointer", unsafe {
-            self.device
-                .lib
-                .cuMemHostGetDevicePointer_v2(&mut d, self.ptr.cast(), 0)?
-        })?;
-        Ok(d)
+    pub fn open(&self) {
+        // SAFETY: the flag is 4 bytes of live pinned memory, aligned; the GPU reads it
+        // with stream memory operations, so a volatile store is the documented way to
+        // release it.
+        unsafe { std::ptr::write_volatile(self.host.ptr.cast::<u32>(), 1) };
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn is_open(&self) -> bool {
+        // SAFETY: as in `open`; a volatile load of the flag.
+        let flag = unsafe { std::ptr::read_volatile(self.host.ptr.cast::<u32>()) };
+        flag != 0
+    }
+
+    pub fn wait_on(&self, stream: &CudaStream) -> Result<()> {
+        stream.wait_value(self.alias)?;
+        let after = CudaEvent::new(self.device.clone(), false)?;
+        after.record(stream)?;
+        crate::sync::lock(&self.waits).push(after);
+        Ok(())
     }
 }
 
-impl Drop for PinnedHost {
+impl Drop for CudaGate {
     fn drop(&mut self) {
-        // Owners drop a block only after its pending copies completed; it goes back
-        // to the device's cache (see `CudaDevice::pinned_cache`).
-        let mut cache = crate::lock(&self.device.pinned_cache);
-        cache
-            .entry(self.capacity)
-            .or_default()
-            .push(self.ptr as usize);
-    }
-}
-
-/// The built-in elementwise kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ElementwiseKernel {
-    AddScalar,
-    Scale,
-}
-
-struct Kernels {
-    _module: sys::CUmodule,
-    fill64: sys::CUfunction,
-    table: Vec<(ElementwiseKernel, DType, sys::CUfunction)>,
-}
-
-// SAFETY: module and function handles are immutable driver objects.
-unsafe impl Send for Kernels {}
-// SAFETY: as above.
-unsafe impl Sync for Kernels {}
-
-impl Kernels {
-    fn load(device: &CudaDevice) -> Result<Kernels> {
-        device.bind()?;
-        let lib = device.lib;
-        let ptx = CString::new(crate::ptx::module()).map_err(|_| Error::InvalidArgument {
-            op: "kernel load",
-            reason: "the PTX contains a NUL byte".into(),
-        })?;
-        let mut module = ptr::null_mut();
-        // SAFETY: a NUL-terminated PTX image; writes one module handle.
-        check_cuda("cuModuleLoadData", unsafe {
-            lib.cuModuleLoadData(&mut module, ptx.as_ptr().cast())?
-        })?;
-        let get = |name: &str| -> Result<sys::CUfunction> {
-            let cname = CString::new(name).expect("kernel names have no NUL");
-            let mut f = ptr::null_mut();
-            // SAFETY: a loaded module and a NUL-terminated name.
-            check_cuda("cuModuleGetFunction", unsafe {
-                lib.cuModuleGetFunction(&mut f, module, cname.as_ptr())?
-            })?;
-            Ok(f)
-        };
-        let fill64 = get("nccl_rs_fill64")?;
-        let mut table = Vec::new();
-        for dtype in DType::ALL {
-            for op in [ElementwiseKernel::AddScalar, ElementwiseKernel::Scale] {
-                table.push((op, dtype, get(&crate::ptx::kernel_name(op, dtype))?));
-            }
-        }
-        Ok(Kernels {
-            _module: module,
-            fill64,
-            table,
-        })
-    }
-
-    fn get(&self, op: ElementwiseKernel, dtype: DType) -> sys::CUfunction {
-        self.table
+        self.open();
+        // Free the flag only once every stream that waited on it is past the wait; a
+        // stream still held up by other work keeps it (4 bytes leak) rather than have
+        // the page freed under it. Never blocks for long.
+        let waits = std::mem::take(self.waits.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let passed = waits
             .iter()
-            .find(|(o, d, _)| *o == op && *d == dtype)
-            .map(|(_, _, f)| *f)
-            .expect("every op and dtype has a kernel")
+            .all(|e| e.synchronize(Some(Duration::from_millis(100))).is_ok());
+        if passed {
+            // SAFETY: taken once, here, in drop.
+            drop(unsafe { std::mem::ManuallyDrop::take(&mut self.host) });
+        } else {
+            log::warn!(
+                "cuda:{}: a stream is still behind a dropped gate; its flag is leaked",
+                self.device.ordinal
+            );
+        }
     }
 }
 

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use nccl_sys as sys;
 
-use super::{Call, Config, Kind, RedOp};
-use crate::cuda::CudaStream;
-use crate::device::DeviceImpl;
-use crate::{Device, Error, Result, check};
+use super::{CudaDevice, CudaStream};
+use crate::comm::config::Config;
+use crate::comm::op::{Kind, LaunchOp, RedOp};
+use crate::{Error, Result, check};
 
 fn lib() -> Result<&'static sys::Nccl> {
     Ok(sys::nccl()?)
@@ -34,21 +34,11 @@ unsafe impl Send for CudaComm {}
 // SAFETY: as above.
 unsafe impl Sync for CudaComm {}
 
-fn bind(device: &Device) -> Result<()> {
-    match &device.inner.imp {
-        DeviceImpl::Cuda(d) => d.bind(),
-        DeviceImpl::Sim(_) => Err(Error::Unsupported {
-            driver: crate::DriverKind::Sim,
-            what: "NCCL on cuda",
-        }),
-    }
-}
-
 /// Polls `comm` (on `device`) until its state leaves `ncclInProgress`, under
 /// `timeout`. The device's NCCL lock is taken for each poll and released between
 /// polls, so an abort handle can get in (Decision 7); an aborted communicator ends
 /// the wait with [`Error::Aborted`].
-fn poll(comm: &CudaComm, device: &Device, timeout: Duration, op: &'static str) -> Result<()> {
+fn poll(comm: &CudaComm, device: &CudaDevice, timeout: Duration, op: &'static str) -> Result<()> {
     let lib = lib()?;
     let start = Instant::now();
     loop {
@@ -86,7 +76,7 @@ fn started(op: &'static str, rc: sys::ncclResult_t) -> Result<()> {
 
 impl CudaComm {
     fn raw(&self) -> Result<sys::ncclComm_t> {
-        match *crate::lock(&self.raw) {
+        match *crate::sync::lock(&self.raw) {
             Some(p) => Ok(p as sys::ncclComm_t),
             None => Err(Error::Aborted {
                 what: "the communicator was aborted or destroyed".into(),
@@ -95,17 +85,19 @@ impl CudaComm {
     }
 
     fn take(&self) -> Option<sys::ncclComm_t> {
-        crate::lock(&self.raw).take().map(|p| p as sys::ncclComm_t)
+        crate::sync::lock(&self.raw)
+            .take()
+            .map(|p| p as sys::ncclComm_t)
     }
 
     pub fn init(
-        device: &Device,
+        device: &CudaDevice,
         rank: usize,
         size: usize,
         id: &sys::ncclUniqueId,
         config: &Config,
     ) -> Result<CudaComm> {
-        bind(device)?;
+        device.bind()?;
         let lib = lib()?;
         let (mut raw_config, _strings) = config.to_raw()?;
         let mut comm: sys::ncclComm_t = ptr::null_mut();
@@ -122,7 +114,7 @@ impl CudaComm {
     /// One communicator per device, created in one group (non-blocking; the caller
     /// waits for readiness).
     pub fn init_all(
-        devices: &[Device],
+        devices: &[std::sync::Arc<CudaDevice>],
         id: &sys::ncclUniqueId,
         config: &Config,
     ) -> Result<Vec<CudaComm>> {
@@ -133,7 +125,7 @@ impl CudaComm {
         // SAFETY: group calls have no arguments.
         check("ncclGroupStart", unsafe { lib.ncclGroupStart()? })?;
         for (rank, d) in devices.iter().enumerate() {
-            bind(d)?;
+            d.bind()?;
             let mut comm: sys::ncclComm_t = ptr::null_mut();
             // SAFETY: as in `init`.
             let rc = unsafe {
@@ -190,9 +182,9 @@ impl CudaComm {
     /// enqueue.
     pub fn launch(
         &self,
-        device: &Device,
+        device: &CudaDevice,
         stream: &CudaStream,
-        calls: &[Call],
+        calls: &[LaunchOp],
         config: &Config,
     ) -> Result<()> {
         let created = {
@@ -205,7 +197,7 @@ impl CudaComm {
         result
     }
 
-    pub fn abort(&self, device: &Device) -> Result<()> {
+    pub fn abort(&self, device: &CudaDevice) -> Result<()> {
         // SAFETY: abort frees a live communicator, even with work pending.
         self.give_up(device, "ncclCommAbort", |lib, comm| unsafe {
             lib.ncclCommAbort(comm)
@@ -216,7 +208,7 @@ impl CudaComm {
     /// under the device's NCCL lock. A no-op when it is already gone.
     fn give_up(
         &self,
-        device: &Device,
+        device: &CudaDevice,
         call: &'static str,
         free: impl FnOnce(
             &sys::Nccl,
@@ -227,14 +219,14 @@ impl CudaComm {
         let Some(comm) = self.take() else {
             return Ok(());
         };
-        bind(device)?;
+        device.bind()?;
         check(call, free(lib()?, comm)?)
     }
 
-    pub fn finalize(&self, device: &Device, timeout: Duration) -> Result<()> {
+    pub fn finalize(&self, device: &CudaDevice, timeout: Duration) -> Result<()> {
         {
             let _guard = device.nccl_lock();
-            bind(device)?;
+            device.bind()?;
             let comm = self.raw()?;
             // SAFETY: a live communicator.
             started("ncclCommFinalize", unsafe {
@@ -244,7 +236,7 @@ impl CudaComm {
         poll(self, device, timeout, "ncclCommFinalize")
     }
 
-    pub fn destroy(&self, device: &Device) -> Result<()> {
+    pub fn destroy(&self, device: &CudaDevice) -> Result<()> {
         // SAFETY: destroy frees a live, finalized communicator.
         self.give_up(device, "ncclCommDestroy", |lib, comm| unsafe {
             lib.ncclCommDestroy(comm)
@@ -253,7 +245,7 @@ impl CudaComm {
 
     pub fn split(
         &self,
-        device: &Device,
+        device: &CudaDevice,
         color: Option<u32>,
         key: i32,
         config: &Config,
@@ -265,7 +257,7 @@ impl CudaComm {
         let color = color.map_or(sys::NCCL_SPLIT_NOCOLOR, |c| c as i32);
         {
             let _guard = device.nccl_lock();
-            bind(device)?;
+            device.bind()?;
             let parent = self.raw()?;
             // SAFETY: a live parent, valid out-pointer and config.
             started("ncclCommSplit", unsafe {
@@ -345,7 +337,7 @@ fn issue(
     lib: &sys::Nccl,
     comm: sys::ncclComm_t,
     stream: sys::CUstream,
-    call: &Call,
+    call: &LaunchOp,
     created: &mut Vec<(sys::ncclRedOp_t, usize)>,
 ) -> Result<()> {
     let d = &call.desc;
@@ -476,7 +468,7 @@ fn nccl_name(kind: Kind) -> &'static str {
 /// communicators afterwards (without the locks) and then destroys the returned
 /// PreMulSum ops.
 pub(crate) fn launch_many(
-    launches: &[(&CudaComm, &CudaStream, &[Call], &Config)],
+    launches: &[(&CudaComm, &CudaStream, &[LaunchOp], &Config)],
 ) -> Result<Vec<(sys::ncclRedOp_t, usize)>> {
     let lib = lib()?;
     let mut created = Vec::new();
@@ -507,7 +499,7 @@ pub(crate) fn launch_many(
 }
 
 /// Polls every communicator of a group launch (see [`launch_many`]).
-pub(crate) fn poll_many(launches: &[(&CudaComm, &Device, &Config)]) -> Result<()> {
+pub(crate) fn poll_many(launches: &[(&CudaComm, &CudaDevice, &Config)]) -> Result<()> {
     for (comm, device, config) in launches {
         poll(comm, device, config.call_timeout, "ncclGroupEnd")?;
     }

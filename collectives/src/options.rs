@@ -1,0 +1,116 @@
+//! [`Options`] of a process group, and the enums they take.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How group creation waits for the other ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InitWait {
+    /// Return once every rank has joined (within the timeout).
+    Block,
+    /// Return at once; the group becomes usable when every rank has joined (the first
+    /// operation waits for that, within the timeout).
+    Return,
+}
+
+/// What the watchdog does when an operation times out or fails asynchronously.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorPolicy {
+    /// Abort the communicator (local), fail every pending operation, refuse new ones.
+    Abort,
+    /// Fail the operation concerned and record it; leave the communicator alone.
+    Report,
+}
+
+/// Settings of a [`ProcessGroup`](crate::ProcessGroup).
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub(crate) name: String,
+    pub(crate) timeout: Duration,
+    pub(crate) init_wait: InitWait,
+    pub(crate) eager_connect: bool,
+    pub(crate) p2p: bool,
+    pub(crate) on_error: ErrorPolicy,
+    pub(crate) max_in_flight: usize,
+    pub(crate) watchdog_interval: Duration,
+    pub(crate) dump_dir: Option<PathBuf>,
+    pub(crate) recorder_capacity: usize,
+}
+
+/// Builder methods that set one field of [`Options`].
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, value: $ty) -> Options {
+                self.$name = value;
+                self
+            }
+        )*
+    };
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::new()
+    }
+}
+
+impl Options {
+    /// Defaults: name `default`, timeout 10 min, blocking init, eager connection,
+    /// abort on error, 1024 operations in flight, watchdog every 100 ms, dumps to
+    /// `NCCL_RS_TRACE_DIR` when set, 2000 recorder entries.
+    pub fn new() -> Options {
+        Options {
+            name: "default".into(),
+            timeout: Duration::from_secs(600),
+            init_wait: InitWait::Block,
+            eager_connect: true,
+            p2p: false,
+            on_error: ErrorPolicy::Abort,
+            max_in_flight: 1024,
+            watchdog_interval: Duration::from_millis(100),
+            dump_dir: std::env::var_os("NCCL_RS_TRACE_DIR").map(PathBuf::from),
+            recorder_capacity: 2000,
+        }
+    }
+
+    /// The group's name (in errors, logs and dumps).
+    pub fn name(mut self, name: &str) -> Options {
+        self.name = name.to_string();
+        self
+    }
+
+    setters! {
+        /// The default timeout: of init, of host-waits without their own, and the age
+        /// at which the watchdog declares an operation hung.
+        timeout: Duration;
+        /// How creation waits for the other ranks.
+        init_wait: InitWait;
+        /// Connect peers at creation when NCCL would connect lazily (Decision 6).
+        eager_connect: bool;
+        /// Also connect every peer for point-to-point at creation.
+        p2p: bool;
+        /// What to do on a timeout or an asynchronous error.
+        on_error: ErrorPolicy;
+        /// How often the watchdog looks at pending operations.
+        watchdog_interval: Duration;
+        /// Entries the flight recorder keeps (pending ones are never evicted).
+        recorder_capacity: usize;
+    }
+
+    /// How many operations may be in flight before a new call waits for room (at most
+    /// the timeout). GPUs stall the host invisibly past about a thousand pending
+    /// launches; this cap makes the wait explicit and bounded.
+    pub fn max_in_flight(mut self, cap: usize) -> Options {
+        self.max_in_flight = cap.max(1);
+        self
+    }
+
+    /// Where the flight recorder is dumped on a timeout (overrides
+    /// `NCCL_RS_TRACE_DIR`).
+    pub fn dump_dir(mut self, dir: impl Into<PathBuf>) -> Options {
+        self.dump_dir = Some(dir.into());
+        self
+    }
+}

@@ -1,0 +1,532 @@
+//! [`ProcessGroup`]: the public face of a group. Creation (init, readiness, warm-up),
+//! and every operation, each returning a [`Work`] once enqueued.
+
+use std::collections::{HashMap, VecDeque};
+use std::panic::Location;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use nccl_safe::{
+    AsDeviceView, AsDeviceViewMut, Communicator, Config, DType, DataType, Device, DeviceBuffer,
+    DeviceView, DeviceViewMut, ReduceOp, Stream, StreamOptions, UniqueId,
+};
+
+use crate::options::{InitWait, Options};
+use crate::recorder::{Entry, FlightRecorder, State, now_ms};
+use crate::state::{Inner, Outcome, WorkState, lock};
+use crate::watchdog::Watchdog;
+use crate::work::Work;
+use crate::{Dump, Result};
+
+/// What the flight recorder and errors say about one operation.
+pub(crate) struct OpInfo {
+    op: &'static str,
+    dtype: DType,
+    count: usize,
+    root: Option<usize>,
+    p2p: Option<(usize, bool)>,
+    site: &'static Location<'static>,
+}
+
+impl OpInfo {
+    pub(crate) fn new(
+        op: &'static str,
+        dtype: DType,
+        count: usize,
+        site: &'static Location<'static>,
+    ) -> OpInfo {
+        OpInfo {
+            op,
+            dtype,
+            count,
+            root: None,
+            p2p: None,
+            site,
+        }
+    }
+
+    fn root(mut self, root: usize) -> OpInfo {
+        self.root = Some(root);
+        self
+    }
+
+    fn p2p(mut self, peer: usize, send: bool) -> OpInfo {
+        self.p2p = Some((peer, send));
+        self
+    }
+}
+
+/// A group of ranks with a communication stream of its own, whose operations return
+/// [`Work`] handles: the calling thread never waits for a peer inside them.
+///
+/// ```
+/// use std::{thread, time::Duration};
+/// use collectives::{Options, ProcessGroup};
+/// use nccl_safe::{Device, DeviceBuffer, ReduceOp, Stream, UniqueId};
+/// let id = UniqueId::random();
+/// let ranks: Vec<_> = (0..2).map(|rank| thread::spawn(move || -> collectives::Result<Vec<f32>> {
+///     let dev = Device::sim(rank)?;
+///     let pg = ProcessGroup::new(&dev, rank, 2, &id, Options::new())?;
+///     let compute = Stream::new(&dev)?;
+///     let mut x = DeviceBuffer::from_slice(&compute, &[rank as f32; 4])?;
+///     let work = pg.all_reduce(&mut x, ReduceOp::Sum)?; // returns once enqueued
+///     work.wait_stream(&compute)?;                      // returns at once
+///     x.add_scalar(&compute, 100.0)?;
+///     Ok(x.to_vec(&compute)?)
+/// })).collect();
+/// for r in ranks {
+///     assert_eq!(r.join().unwrap()?, vec![101.0; 4]);
+/// }
+/// # Ok::<(), collectives::Error>(())
+/// ```
+pub struct ProcessGroup {
+    pub(crate) inner: Arc<Inner>,
+    /// Stops (and joins) the watchdog when the group is dropped.
+    _watchdog: Watchdog,
+}
+
+impl ProcessGroup {
+    /// Joins rank `rank` of `size` named by `id` on `device`, with a non-blocking
+    /// communicator underneath.
+    ///
+    /// # Errors
+    ///
+    /// Init errors; with [`InitWait::Block`], a timeout naming the missing ranks.
+    pub fn new(
+        device: &Device,
+        rank: usize,
+        size: usize,
+        id: &UniqueId,
+        options: Options,
+    ) -> Result<ProcessGroup> {
+        let config = Config::new()
+            .blocking(false)
+            .comm_name(&options.name)
+            .call_timeout(options.timeout)
+            .teardown_timeout(options.timeout.min(Duration::from_secs(30)));
+        let comm = Communicator::init(device, rank, size, id, &config)?;
+        Self::build(comm, options)
+    }
+
+    /// A group over an existing non-blocking communicator.
+    ///
+    /// # Errors
+    ///
+    /// [`nccl_safe::Error::InvalidUsage`] for a blocking communicator (it could not be
+    /// aborted on a timeout).
+    pub fn from_communicator(comm: Communicator, options: Options) -> Result<ProcessGroup> {
+        Self::build(comm, options)
+    }
+
+    fn build(comm: Communicator, options: Options) -> Result<ProcessGroup> {
+        let abort = comm.abort_handle()?;
+        let device = comm.device().clone();
+        let stream = Stream::with_options(
+            &device,
+            StreamOptions {
+                non_blocking: true,
+                priority: 0,
+            },
+        )?;
+        let inner = Arc::new(Inner {
+            rank: comm.rank(),
+            size: comm.size(),
+            device,
+            recorder: FlightRecorder::new(options.recorder_capacity),
+            options,
+            comm,
+            abort,
+            stream,
+            seq: AtomicU64::new(0),
+            p2p_seq: Mutex::new(HashMap::new()),
+            pending: Mutex::new(VecDeque::new()),
+            aborted: Mutex::new(None),
+            ready: AtomicBool::new(false),
+            barrier: Mutex::new(None),
+        });
+        let watchdog = Watchdog::start(&inner);
+        let pg = ProcessGroup {
+            inner,
+            _watchdog: watchdog,
+        };
+        if pg.inner.options.init_wait == InitWait::Block {
+            pg.inner.ensure_ready()?;
+            pg.connect()?;
+        }
+        Ok(pg)
+    }
+
+    /// This rank.
+    pub fn rank(&self) -> usize {
+        self.inner.rank
+    }
+
+    /// Number of ranks.
+    pub fn size(&self) -> usize {
+        self.inner.size
+    }
+
+    /// The device.
+    pub fn device(&self) -> &Device {
+        &self.inner.device
+    }
+
+    /// The group's own communication stream (to gate it in tests, or to wait on).
+    pub fn comm_stream(&self) -> &Stream {
+        &self.inner.stream
+    }
+
+    /// Whether every rank has joined. Never blocks.
+    ///
+    /// # Errors
+    ///
+    /// An init error.
+    pub fn is_ready(&self) -> Result<bool> {
+        Ok(self.inner.ready.load(Ordering::Acquire) || self.inner.comm.is_ready()?)
+    }
+
+    /// Operations issued and not yet seen complete.
+    pub fn in_flight(&self) -> usize {
+        let mut p = lock(&self.inner.pending);
+        p.retain(|w| matches!(*lock(&w.outcome), Outcome::Pending));
+        p.len()
+    }
+
+    /// The flight recorder's entries, oldest first.
+    pub fn flight_record(&self) -> Vec<Entry> {
+        self.inner.recorder.entries()
+    }
+
+    /// The flight recorder as a dump (for [`crate::hang_report`]), and written to the
+    /// dump folder when one is configured.
+    pub fn dump_flight_record(&self, reason: &str) -> Dump {
+        self.inner.dump(reason);
+        self.inner.snapshot(reason)
+    }
+
+    /// Aborts the group now (local): pending operations fail, new ones are refused.
+    /// Peers are not told; they need their own timeout.
+    pub fn abort(&self, reason: &str) {
+        log::error!(
+            "group {} rank {}: aborted: {reason}",
+            self.inner.options.name,
+            self.inner.rank
+        );
+        self.inner.dump(&format!("aborted on request: {reason}"));
+        self.inner.abort_group(reason);
+    }
+
+    /// Issues one operation: readiness, room, record, enqueue, a Work.
+    pub(crate) fn submit(
+        &self,
+        info: OpInfo,
+        enqueue: impl FnOnce(&Communicator, &Stream) -> nccl_safe::Result<()>,
+    ) -> Result<Work> {
+        let OpInfo {
+            op,
+            dtype,
+            count,
+            root,
+            p2p,
+            site,
+        } = info;
+        let inner = &self.inner;
+        if let Some(e) = inner.group_aborted() {
+            return Err(e);
+        }
+        if !inner.ready.load(Ordering::Acquire) {
+            inner.ensure_ready()?;
+            self.connect()?;
+        }
+        inner.make_room()?;
+        let (seq, p2p_key) = match p2p {
+            None => (inner.seq.fetch_add(1, Ordering::AcqRel), None),
+            Some((peer, send)) => {
+                let mut m = lock(&inner.p2p_seq);
+                let n = m.entry((peer, send)).or_insert(0);
+                *n += 1;
+                (*n - 1, Some((peer, *n - 1)))
+            }
+        };
+        let call_site = format!("{}:{}", site.file(), site.line());
+        let entry = inner.recorder.push(Entry {
+            seq: p2p_key.is_none().then_some(seq),
+            p2p: p2p_key,
+            op: op.to_string(),
+            dtype: dtype.to_string(),
+            count,
+            root,
+            call_site: call_site.clone(),
+            enqueued_ms: now_ms(),
+            completed_ms: None,
+            state: State::Scheduled,
+        });
+        if let Err(e) = enqueue(&inner.comm, &inner.stream) {
+            inner.recorder.set_state(entry, State::Failed);
+            return Err(e.into());
+        }
+        let event = inner.stream.record_event()?;
+        let state = Arc::new(WorkState {
+            op: op.to_string(),
+            seq,
+            call_site,
+            entry,
+            event,
+            enqueued: Instant::now(),
+            outcome: Mutex::new(Outcome::Pending),
+            changed: Condvar::new(),
+        });
+        lock(&inner.pending).push_back(state.clone());
+        Ok(Work {
+            state,
+            group: inner.clone(),
+        })
+    }
+
+    /// In-place all-reduce.
+    ///
+    /// # Errors
+    ///
+    /// Argument errors of `nccl_safe`; [`Error::GroupAborted`](crate::Error::GroupAborted); init or in-flight
+    /// timeouts.
+    #[track_caller]
+    pub fn all_reduce<T: DataType>(
+        &self,
+        buf: &mut impl AsDeviceViewMut<T>,
+        op: ReduceOp<'_, T>,
+    ) -> Result<Work> {
+        let n = buf.device_view().len();
+        self.submit(
+            OpInfo::new("all_reduce", T::DTYPE, n, Location::caller()),
+            |c, s| c.all_reduce_in_place(buf, op, s),
+        )
+    }
+
+    /// Out-of-place all-reduce.
+    ///
+    /// # Errors
+    ///
+    /// As [`ProcessGroup::all_reduce`].
+    #[track_caller]
+    pub fn all_reduce_into<T: DataType>(
+        &self,
+        send: &impl AsDeviceView<T>,
+        recv: &mut impl AsDeviceViewMut<T>,
+        op: ReduceOp<'_, T>,
+    ) -> Result<Work> {
+        let n = send.device_view().len();
+        self.submit(
+            OpInfo::new("all_reduce", T::DTYPE, n, Location::caller()),
+            |c, s| c.all_reduce(send, recv, op, s),
+        )
+    }
+
+    /// Broadcast from `root`, in place.
+    ///
+    /// # Errors
+    ///
+    /// As [`ProcessGroup::all_reduce`].
+    #[track_caller]
+    pub fn broadcast<T: DataType>(
+        &self,
+        buf: &mut impl AsDeviceViewMut<T>,
+        root: usize,
+    ) -> Result<Work> {
+        let n = buf.device_view().len();
+        self.submit(
+            OpInfo::new("broadcast", T::DTYPE, n, Location::caller()).root(root),
+            |c, s| c.broadcast(buf, root, s),
+        )
+    }
+
+    /// Reduce to `root` (`recv` on the root only).
+    ///
+    /// # Errors
+    ///
+    /// As [`ProcessGroup::all_reduce`].
+    #[track_caller]
+    pub fn reduce<T: DataType>(
+        &self,
+        send: &impl AsDeviceView<T>,
+        recv: Option<&mut DeviceViewMut<'_, T>>,
+        op: ReduceOp<'_, T>,
+        root: usize,
+    ) -> Result<Work> {
+        let n = send.device_view().len();
+        self.submit(
+            OpInfo::new("reduce", T::DTYPE, n, Location::caller()).root(root),
+            |c, s| c.reduce(send, recv, op, root, s),
+        )
+    }
+
+    /// All-gather (`recv` has `size × send.len()` elements).
+    ///
+    /// # Errors
+    ///
+    /// As [`ProcessGroup::all_reduce`].
+    #[track_caller]
+    pub fn all_gather<T: DataType>(
+        &self,
+        send: &impl AsDeviceView<T>,
+        recv: &mut impl AsDeviceViewMut<T>,
+    ) -> Result<Work> {
+        let n = send.device_view().len();
+        self.submit(
+            OpInfo::new("all_gather", T::DTYPE, n, Location::caller()),
+            |c, s| c.all_gather(send, recv, s),
+        )
+    }
+
+    /// Reduce-scatter (`send` has `size × recv.len()` elements).
+    ///
+    /// # Errors
+    ///
+    /// As [`ProcessGroup::all_reduce`].
+    #[track_caller]
+    pub fn reduce_scatter<T: DataType>(
+        &self,
+        send: &impl AsDeviceView<T>,
+        recv: &mut impl AsDeviceViewMut<T>,
+        op: ReduceOp<'_, T>,
+    ) -> Result<Work> {
+        let n = recv.device_view().len();
+        self.submit(
+            OpInfo::new("reduce_scatter", T::DTYPE, n, Location::caller()),
+            |c, s| c.reduce_scatter(send, recv, op, s),
+        )
+    }
+
+    /// All-to-all.
+    ///
+    /// # Errors
+    ///
+    /// As [`ProcessGroup::all_reduce`].
+    #[track_caller]
+    pub fn all_to_all<T: DataType>(
+        &self,
+        send: &impl AsDeviceView<T>,
+        recv: &mut impl AsDeviceViewMut<T>,
+    ) -> Result<Work> {
+        let n = send.device_view().len();
+        self.submit(
+            OpInfo::new("all_to_all", T::DTYPE, n, Location::caller()),
+            |c, s| c.all_to_all(send, recv, s),
+        )
+    }
+
+    /// Gather to `root` (`recv` on the root only).
+    ///
+    /// # Errors
+    ///
+    /// As [`ProcessGroup::all_reduce`].
+    #[track_caller]
+    pub fn gather<T: DataType>(
+        &self,
+        send: &impl AsDeviceView<T>,
+        recv: Option<&mut DeviceViewMut<'_, T>>,
+        root: usize,
+    ) -> Result<Work> {
+        let n = send.device_view().len();
+        self.submit(
+            OpInfo::new("gather", T::DTYPE, n, Location::caller()).root(root),
+            |c, s| c.gather(send, recv, root, s),
+        )
+    }
+
+    /// Scatter from `root` (`send` on the root only).
+    ///
+    /// # Errors
+    ///
+    /// As [`ProcessGroup::all_reduce`].
+    #[track_caller]
+    pub fn scatter<T: DataType>(
+        &self,
+        send: Option<&DeviceView<'_, T>>,
+        recv: &mut impl AsDeviceViewMut<T>,
+        root: usize,
+    ) -> Result<Work> {
+        let n = recv.device_view().len();
+        self.submit(
+            OpInfo::new("scatter", T::DTYPE, n, Location::caller()).root(root),
+            |c, s| c.scatter(send, recv, root, s),
+        )
+    }
+
+    /// Sends to `peer`.
+    ///
+    /// # Errors
+    ///
+    /// As [`ProcessGroup::all_reduce`].
+    #[track_caller]
+    pub fn send<T: DataType>(&self, buf: &impl AsDeviceView<T>, peer: usize) -> Result<Work> {
+        let n = buf.device_view().len();
+        self.submit(
+            OpInfo::new("send", T::DTYPE, n, Location::caller()).p2p(peer, true),
+            |c, s| c.send(buf, peer, s),
+        )
+    }
+
+    /// Receives from `peer`.
+    ///
+    /// # Errors
+    ///
+    /// As [`ProcessGroup::all_reduce`].
+    #[track_caller]
+    pub fn recv<T: DataType>(
+        &self,
+        buf: &mut impl AsDeviceViewMut<T>,
+        peer: usize,
+    ) -> Result<Work> {
+        let n = buf.device_view().len();
+        self.submit(
+            OpInfo::new("recv", T::DTYPE, n, Location::caller()).p2p(peer, false),
+            |c, s| c.recv(buf, peer, s),
+        )
+    }
+
+    /// A barrier: completes when every rank has reached it (an all-reduce of one byte).
+    ///
+    /// # Errors
+    ///
+    /// As [`ProcessGroup::all_reduce`].
+    #[track_caller]
+    pub fn barrier(&self) -> Result<Work> {
+        let site = Location::caller();
+        let mut slot = lock(&self.inner.barrier);
+        if slot.is_none() {
+            *slot = Some(DeviceBuffer::<u8>::zeroed(&self.inner.stream, 1)?);
+        }
+        let buf = slot.as_mut().expect("just set");
+        self.submit(OpInfo::new("barrier", DType::U8, 1, site), |c, s| {
+            c.all_reduce_in_place(buf, ReduceOp::Max, s)
+        })
+    }
+
+    /// Issues the operations `f` makes through the communicator as one NCCL group, and
+    /// returns one Work for all (e.g. a halo exchange of sends and receives).
+    ///
+    /// # Errors
+    ///
+    /// `f`'s errors; as [`ProcessGroup::all_reduce`].
+    #[track_caller]
+    pub fn grouped(
+        &self,
+        f: impl FnOnce(&Communicator, &Stream) -> nccl_safe::Result<()>,
+    ) -> Result<Work> {
+        self.submit(
+            OpInfo::new("group", DType::U8, 0, Location::caller()),
+            |c, s| nccl_safe::group(|_| f(c, s)),
+        )
+    }
+}
+
+impl std::fmt::Debug for ProcessGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ProcessGroup({} rank {} of {} on {})",
+            self.inner.options.name, self.inner.rank, self.inner.size, self.inner.device
+        )
+    }
+}

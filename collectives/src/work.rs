@@ -1,0 +1,196 @@
+//! [`Work`]: an operation in flight, with its two waits; [`WorkSet`]: several waited
+//! together.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nccl_safe::Stream;
+
+use crate::Result;
+use crate::state::{Inner, Outcome, WorkState, lock};
+
+/// How to wait for a [`Work`], chosen at run time.
+#[derive(Clone, Copy, Debug)]
+pub enum WaitMode<'a> {
+    /// Make this stream depend on the work; returns at once.
+    Stream(&'a Stream),
+    /// Block the calling thread until the work is done, failed, or the time is up.
+    Host(Duration),
+}
+
+/// An operation in flight. It exists only once its kernels are enqueued, so
+/// [`Work::wait_stream`] is exact and returns at once; [`Work::wait_host`] blocks.
+/// Dropping a `Work` without waiting is safe: buffers are tracked, and the watchdog
+/// still sees its errors.
+#[must_use = "a Work is the only way to learn that an operation failed; wait on it or keep it in a WorkSet"]
+pub struct Work {
+    pub(crate) state: Arc<WorkState>,
+    pub(crate) group: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Work {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Work({} #{} at {})",
+            self.state.op, self.state.seq, self.state.call_site
+        )
+    }
+}
+
+impl Work {
+    /// The operation's name.
+    pub fn op(&self) -> &str {
+        &self.state.op
+    }
+
+    /// Its sequence number in the group.
+    pub fn seq(&self) -> u64 {
+        self.state.seq
+    }
+
+    /// Where it was issued (`file:line`).
+    pub fn call_site(&self) -> &str {
+        &self.state.call_site
+    }
+
+    /// Whether it has completed. Never blocks.
+    ///
+    /// # Errors
+    ///
+    /// Its failure: an asynchronous error, a timeout or abort seen by the watchdog.
+    pub fn is_completed(&self) -> Result<bool> {
+        self.group.observe(&self.state)
+    }
+
+    /// Makes `stream` wait for this operation; returns at once.
+    ///
+    /// # Errors
+    ///
+    /// Its failure, if already known; a stream of another device.
+    pub fn wait_stream(&self, stream: &Stream) -> Result<()> {
+        if let Outcome::Failed(e) = lock(&self.state.outcome).clone() {
+            return Err(e);
+        }
+        stream.wait_event(&self.state.event)?;
+        Ok(())
+    }
+
+    /// Blocks until the operation is done, fails, or `timeout` passes. A timeout is
+    /// reported with the operation, its sequence number and call site, recorded,
+    /// dumped, and handled by the group's error policy.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Timeout`](crate::Error::Timeout), [`Error::Aborted`](crate::Error::Aborted), [`Error::Failed`](crate::Error::Failed).
+    pub fn wait_host(&self, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.group.observe(&self.state)? {
+                return Ok(());
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                let err = self.group.timeout_error(&self.state, timeout);
+                self.group
+                    .fail(Some(&self.state), err.clone(), "host-wait timed out");
+                return Err(err);
+            }
+            let slice = (deadline - now).min(Duration::from_millis(5));
+            let o = lock(&self.state.outcome);
+            if matches!(*o, Outcome::Pending) {
+                let _ = self.state.changed.wait_timeout(o, slice);
+            }
+        }
+    }
+
+    /// Waits as `mode` says.
+    ///
+    /// # Errors
+    ///
+    /// As [`Work::wait_stream`] or [`Work::wait_host`].
+    pub fn wait(&self, mode: WaitMode<'_>) -> Result<()> {
+        match mode {
+            WaitMode::Stream(s) => self.wait_stream(s),
+            WaitMode::Host(t) => self.wait_host(t),
+        }
+    }
+}
+
+/// Several works waited together (the buckets of a gradient all-reduce).
+#[derive(Debug, Default)]
+pub struct WorkSet {
+    works: Vec<Work>,
+}
+
+impl WorkSet {
+    /// An empty set.
+    pub fn new() -> WorkSet {
+        WorkSet::default()
+    }
+
+    /// Adds a work.
+    pub fn push(&mut self, work: Work) {
+        self.works.push(work);
+    }
+
+    /// Number of works.
+    pub fn len(&self) -> usize {
+        self.works.len()
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.works.is_empty()
+    }
+
+    /// Whether every work has completed. Never blocks.
+    ///
+    /// # Errors
+    ///
+    /// The first failure.
+    pub fn is_completed(&self) -> Result<bool> {
+        for w in &self.works {
+            if !w.is_completed()? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Makes `stream` wait for every work; returns at once.
+    ///
+    /// # Errors
+    ///
+    /// The first failure already known.
+    pub fn wait_stream(&self, stream: &Stream) -> Result<()> {
+        self.works.iter().try_for_each(|w| w.wait_stream(stream))
+    }
+
+    /// Blocks until every work is done, with one deadline for all.
+    ///
+    /// # Errors
+    ///
+    /// The first failure or timeout.
+    pub fn wait_host(&self, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        for w in &self.works {
+            w.wait_host(deadline.saturating_duration_since(Instant::now()))?;
+        }
+        Ok(())
+    }
+}
+
+impl Extend<Work> for WorkSet {
+    fn extend<I: IntoIterator<Item = Work>>(&mut self, iter: I) {
+        self.works.extend(iter);
+    }
+}
+
+impl FromIterator<Work> for WorkSet {
+    fn from_iter<I: IntoIterator<Item = Work>>(iter: I) -> Self {
+        WorkSet {
+            works: iter.into_iter().collect(),
+        }
+    }
+}

@@ -1,0 +1,606 @@
+//! [`Communicator`]: one rank of an NCCL communicator, its lifecycle (init, readiness,
+//! split, finalize, close, abort) and its outstanding work. The collectives are in
+//! `collectives.rs`, groups in `group.rs`.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::config::Config;
+use super::id::UniqueId;
+use super::op::{LaunchOp, OpDesc};
+use crate::driver::{CommImpl, DeviceImpl, DriverKind, EventImpl};
+use crate::memory::alloc::OwnedUse;
+use crate::memory::tracker::{Use, enqueue};
+use crate::stream::check_same_device;
+use crate::sync::lock;
+use crate::{Device, Error, Result, Stream};
+
+/// One operation, ready to launch: what it is, where, and the buffer uses it makes.
+pub(crate) struct Call {
+    pub op: LaunchOp,
+    pub uses: Vec<OwnedUse>,
+}
+
+impl Call {
+    pub(super) fn new(desc: OpDesc, uses: Vec<OwnedUse>) -> Call {
+        Call {
+            op: LaunchOp {
+                desc,
+                send: None,
+                send_len: 0,
+                recv: None,
+                scalar: None,
+            },
+            uses,
+        }
+    }
+
+    pub(super) fn send(mut self, addr: Option<u64>, len: usize) -> Call {
+        self.op.send = addr;
+        self.op.send_len = len;
+        self
+    }
+
+    pub(super) fn recv(mut self, addr: Option<u64>) -> Call {
+        self.op.recv = addr;
+        self
+    }
+
+    pub(super) fn scalar(mut self, addr: Option<u64>) -> Call {
+        self.op.scalar = addr;
+        self
+    }
+
+    /// The buffer uses of `calls`, borrowed for the tracker.
+    pub(super) fn uses(calls: &[Call]) -> Vec<Use<'_>> {
+        calls
+            .iter()
+            .flat_map(|c| c.uses.iter().map(OwnedUse::borrow))
+            .collect()
+    }
+}
+
+pub(crate) struct CommInner {
+    pub(super) device: Device,
+    pub(super) rank: usize,
+    size: usize,
+    pub(super) config: Config,
+    pub(super) imp: CommImpl,
+    aborted: AtomicBool,
+    closed: AtomicBool,
+    /// Events after each launch: the work still outstanding.
+    pub(super) pending: Mutex<Vec<Arc<EventImpl>>>,
+}
+
+impl CommInner {
+    fn new(
+        device: Device,
+        rank: usize,
+        size: usize,
+        config: Config,
+        imp: CommImpl,
+    ) -> Arc<CommInner> {
+        Arc::new(CommInner {
+            device,
+            rank,
+            size,
+            config,
+            imp,
+            aborted: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            pending: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn outstanding(&self) -> usize {
+        let mut p = lock(&self.pending);
+        p.retain(|e| !matches!(e.query(), Ok(true)));
+        p.len()
+    }
+
+    pub(super) fn check_usable(&self, op: &'static str) -> Result<()> {
+        if self.aborted.load(Ordering::Acquire) {
+            return Err(Error::Aborted {
+                what: format!("{op} on rank {} of {}", self.rank, self.size),
+            });
+        }
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::InvalidUsage {
+                op,
+                reason: "the communicator was closed".into(),
+            });
+        }
+        Ok(())
+    }
+
+    fn is_ready(&self) -> Result<bool> {
+        self.check_usable("is_ready")?;
+        self.imp.is_ready()
+    }
+
+    fn wait_ready(&self, timeout: Duration) -> Result<()> {
+        if let Some(r) = self.imp.wait_ready_sim(timeout) {
+            return r;
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.is_ready()? {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(Error::InitTimeout {
+                    waited: timeout,
+                    missing: Vec::new(),
+                });
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+
+    /// Launches `calls` on `stream` now: tracked waits, the driver's launch, the
+    /// buffers' new uses.
+    pub(super) fn launch(&self, stream: &Stream, calls: Vec<Call>) -> Result<()> {
+        self.check_usable("launch")?;
+        check_same_device("collective", &self.device, stream.device())?;
+        self.imp.check_ready("collective")?;
+        let uses = Call::uses(&calls);
+        let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
+        enqueue(&stream.inner, &uses, |imp| {
+            self.imp.launch(imp, ops, &self.config)
+        })?;
+        self.note_launch(stream)
+    }
+
+    /// Remembers a launch's completion event as outstanding work.
+    pub(super) fn note_launch(&self, stream: &Stream) -> Result<()> {
+        let event = stream.inner.record_new()?;
+        lock(&self.pending).push(event);
+        Ok(())
+    }
+
+    pub(super) fn abort_now(&self) -> Result<()> {
+        if self.aborted.swap(true, Ordering::AcqRel) || self.closed.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        self.imp.abort()
+    }
+
+    /// Waits for outstanding work up to the teardown deadline.
+    fn finalize(&self) -> Result<()> {
+        self.check_usable("finalize")?;
+        match self.imp.finalize_cuda(self.config.teardown_timeout) {
+            Some(result) => result,
+            None => {
+                let deadline = Instant::now() + self.config.teardown_timeout;
+                let pending: Vec<_> = lock(&self.pending).clone();
+                for e in pending {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    e.synchronize(Some(left)).map_err(|err| match err {
+                        Error::Timeout { .. } => Error::Timeout {
+                            op: "communicator finalize",
+                            waited: self.config.teardown_timeout,
+                        },
+                        other => other,
+                    })?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn destroy(&self) -> Result<()> {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        self.imp.destroy()
+    }
+
+    /// Decision 8: finalize under a deadline, then destroy; on error or deadline,
+    /// abort.
+    fn teardown(&self) -> Result<()> {
+        if self.aborted.load(Ordering::Acquire) || self.closed.load(Ordering::Acquire) {
+            self.closed.store(true, Ordering::Release);
+            return Ok(());
+        }
+        match self.finalize() {
+            Ok(()) => self.destroy(),
+            Err(e) => {
+                let _ = self.abort_now();
+                self.closed.store(true, Ordering::Release);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// A rank of an NCCL communicator, on one device.
+///
+/// Every NCCL call on a communicator is serialised with every other NCCL call on its
+/// device (one lock per device, as NCCL requires), so a `Communicator` is `Send` and
+/// `Sync`. Calls on a non-blocking communicator are polled to completion under a
+/// deadline before they return: the work exists on the stream when a call returns,
+/// and "in progress" never leaks out.
+///
+/// Dropping a communicator never blocks and never hangs: teardown (finalize under a
+/// deadline, then destroy, or abort) runs on a background thread. [`close`] does the
+/// same in the calling thread and reports errors.
+///
+/// [`close`]: Communicator::close
+///
+/// ```
+/// use std::thread;
+/// use nccl_safe::{Communicator, Config, Device, DeviceBuffer, ReduceOp, Stream, UniqueId};
+/// let id = UniqueId::random();
+/// let ranks: Vec<_> = (0..2)
+///     .map(|rank| {
+///         thread::spawn(move || -> nccl_safe::Result<Vec<f32>> {
+///             let dev = Device::sim(rank)?;
+///             let comm = Communicator::init(&dev, rank, 2, &id, &Config::new())?;
+///             let s = Stream::new(&dev)?;
+///             let mut x = DeviceBuffer::from_slice(&s, &[rank as f32 + 1.0; 4])?;
+///             comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s)?;
+///             x.to_vec(&s)
+///         })
+///     })
+///     .collect();
+/// for r in ranks {
+///     assert_eq!(r.join().unwrap()?, vec![3.0; 4]);
+/// }
+/// # Ok::<(), nccl_safe::Error>(())
+/// ```
+pub struct Communicator {
+    pub(super) inner: Arc<CommInner>,
+}
+
+/// Aborts a non-blocking communicator from any thread ([`Communicator::abort_handle`]).
+/// Abort is local: it fails this rank's pending and blocked operations; peers need
+/// their own timeout.
+#[derive(Clone)]
+pub struct AbortHandle {
+    inner: Arc<CommInner>,
+}
+
+impl AbortHandle {
+    /// Aborts the communicator. Idempotent; a no-op after close.
+    ///
+    /// # Errors
+    ///
+    /// A driver error from `ncclCommAbort`.
+    pub fn abort(&self) -> Result<()> {
+        self.inner.abort_now()
+    }
+}
+
+impl fmt::Debug for AbortHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "AbortHandle(rank {} of {} on {})",
+            self.inner.rank, self.inner.size, self.inner.device
+        )
+    }
+}
+
+pub(super) fn check_rank(op: &'static str, what: &str, value: usize, size: usize) -> Result<()> {
+    if value < size {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument {
+            op,
+            reason: format!("{what} {value} is not below the world size {size}"),
+        })
+    }
+}
+
+pub(super) fn check_count(
+    op: &'static str,
+    what: &str,
+    expected: usize,
+    actual: usize,
+) -> Result<()> {
+    if expected == actual {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument {
+            op,
+            reason: format!("{what} has {actual} elements, expected {expected}"),
+        })
+    }
+}
+
+impl Communicator {
+    /// Joins rank `rank` of a `size`-rank communicator named by `id`, on `device`.
+    ///
+    /// Blocking (the default config): returns once every rank has joined, and cannot
+    /// be interrupted (as in NCCL). Non-blocking (`Config::blocking(false)`): returns
+    /// at once; [`Communicator::is_ready`] / [`Communicator::wait_ready`] tell when
+    /// it can be used.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for `rank >= size` or `size == 0`;
+    /// [`Error::Mismatch`] when ranks disagree on the size (sim); driver errors.
+    pub fn init(
+        device: &Device,
+        rank: usize,
+        size: usize,
+        id: &UniqueId,
+        config: &Config,
+    ) -> Result<Communicator> {
+        Self::init_inner(device, rank, size, id, config, config.is_blocking())
+    }
+
+    fn init_inner(
+        device: &Device,
+        rank: usize,
+        size: usize,
+        id: &UniqueId,
+        config: &Config,
+        wait: bool,
+    ) -> Result<Communicator> {
+        if size == 0 {
+            return Err(Error::InvalidArgument {
+                op: "communicator init",
+                reason: "world size 0".into(),
+            });
+        }
+        check_rank("communicator init", "rank", rank, size)?;
+        config.validate()?;
+        let imp = device
+            .inner
+            .imp
+            .init_comm(id.as_bytes(), rank, size, config, wait)?;
+        let comm = Communicator {
+            inner: CommInner::new(device.clone(), rank, size, config.clone(), imp),
+        };
+        if wait {
+            comm.inner.wait_ready(config.call_timeout)?;
+        }
+        Ok(comm)
+    }
+
+    /// One communicator over `devices` (rank i on `devices[i]`), for a process that
+    /// drives them all. Returns when every rank is ready.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for no devices, a device twice, or devices of two
+    /// drivers; driver errors.
+    pub fn init_all(devices: &[Device], config: &Config) -> Result<Vec<Communicator>> {
+        if devices.is_empty() {
+            return Err(Error::InvalidArgument {
+                op: "init_all",
+                reason: "no devices".into(),
+            });
+        }
+        for (i, d) in devices.iter().enumerate() {
+            if let Some(j) = devices[..i].iter().position(|e| e == d) {
+                return Err(Error::InvalidArgument {
+                    op: "init_all",
+                    reason: format!("device {d} is listed twice (ranks {j} and {i})"),
+                });
+            }
+            if d.driver() != devices[0].driver() {
+                return Err(Error::InvalidArgument {
+                    op: "init_all",
+                    reason: format!("devices of two drivers: {} and {d}", devices[0]),
+                });
+            }
+        }
+        let id = match devices[0].driver() {
+            DriverKind::Sim => UniqueId::random(),
+            DriverKind::Cuda => UniqueId::new()?,
+        };
+        let n = devices.len();
+        let nonblocking = config.clone().blocking(false);
+        if devices[0].driver() == DriverKind::Cuda {
+            let imps: Vec<&DeviceImpl> = devices.iter().map(|d| &d.inner.imp).collect();
+            let raw = crate::driver::init_cuda_comms(&imps, id.as_bytes(), &nonblocking)?;
+            let comms: Vec<Communicator> = raw
+                .into_iter()
+                .enumerate()
+                .map(|(rank, imp)| Communicator {
+                    inner: CommInner::new(devices[rank].clone(), rank, n, config.clone(), imp),
+                })
+                .collect();
+            for c in &comms {
+                c.inner.wait_ready(config.call_timeout)?;
+            }
+            return Ok(comms);
+        }
+        let comms: Vec<Communicator> = devices
+            .iter()
+            .enumerate()
+            .map(|(rank, d)| Communicator::init_inner(d, rank, n, &id, config, false))
+            .collect::<Result<_>>()?;
+        for c in &comms {
+            c.inner.wait_ready(config.call_timeout)?;
+        }
+        Ok(comms)
+    }
+
+    /// This rank.
+    pub fn rank(&self) -> usize {
+        self.inner.rank
+    }
+
+    /// Number of ranks.
+    pub fn size(&self) -> usize {
+        self.inner.size
+    }
+
+    /// The device of this rank.
+    pub fn device(&self) -> &Device {
+        &self.inner.device
+    }
+
+    /// Whether the communicator is blocking.
+    pub fn is_blocking(&self) -> bool {
+        self.inner.config.is_blocking()
+    }
+
+    /// Whether every rank has joined (always true for a blocking communicator).
+    /// Never blocks.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Aborted`]; an asynchronous NCCL error of the init.
+    pub fn is_ready(&self) -> Result<bool> {
+        self.inner.is_ready()
+    }
+
+    /// Waits until every rank has joined, for at most `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InitTimeout`] (naming the missing ranks on the sim); errors of the init.
+    pub fn wait_ready(&self, timeout: Duration) -> Result<()> {
+        self.inner.wait_ready(timeout)
+    }
+
+    /// A handle that aborts this communicator from another thread. Only non-blocking
+    /// communicators have one: a blocking call cannot be interrupted safely.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidUsage`] for a blocking communicator.
+    pub fn abort_handle(&self) -> Result<AbortHandle> {
+        if self.is_blocking() {
+            return Err(Error::InvalidUsage {
+                op: "abort_handle",
+                reason:
+                    "only non-blocking communicators (Config::blocking(false)) can be aborted from \
+                         another thread"
+                        .into(),
+            });
+        }
+        Ok(AbortHandle {
+            inner: self.inner.clone(),
+        })
+    }
+
+    /// Aborts now: pending and blocked operations of this rank fail. Local.
+    ///
+    /// # Errors
+    ///
+    /// A driver error from `ncclCommAbort`.
+    pub fn abort(self) -> Result<()> {
+        self.inner.abort_now()
+    }
+
+    /// An asynchronous error of the communicator, if one happened (a failed peer, an
+    /// abort). Never blocks.
+    ///
+    /// # Errors
+    ///
+    /// A driver error asking.
+    pub fn async_error(&self) -> Result<Option<Error>> {
+        if self.inner.aborted.load(Ordering::Acquire) {
+            return Ok(Some(Error::Aborted {
+                what: format!("rank {}", self.inner.rank),
+            }));
+        }
+        self.inner.imp.async_error()
+    }
+
+    /// Number of launched operations whose work has not completed.
+    pub fn outstanding(&self) -> usize {
+        self.inner.outstanding()
+    }
+
+    /// Waits (up to the teardown deadline) until this rank's work has completed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Timeout`]; errors of the work.
+    pub fn finalize(&self) -> Result<()> {
+        self.inner.finalize()
+    }
+
+    /// Finalizes under the deadline, then destroys; on error or deadline, aborts.
+    ///
+    /// # Errors
+    ///
+    /// The finalize error (the communicator is aborted then).
+    pub fn close(self) -> Result<()> {
+        self.inner.teardown()
+    }
+
+    /// Splits into sub-communicators: every rank of this one must call it. Ranks
+    /// with the same `color` form one, ordered by `key` (then by rank); `color: None`
+    /// takes part in the call and gets no communicator.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidUsage`] while this communicator has outstanding work (NCCL
+    /// forbids splitting then); errors of the call.
+    pub fn split(
+        &self,
+        color: Option<u32>,
+        key: i32,
+        config: &Config,
+    ) -> Result<Option<Communicator>> {
+        self.inner.check_usable("split")?;
+        config.validate()?;
+        let outstanding = self.inner.outstanding();
+        if outstanding > 0 {
+            return Err(Error::InvalidUsage {
+                op: "split",
+                reason: format!(
+                    "the parent has {outstanding} operations outstanding; wait for them first"
+                ),
+            });
+        }
+        if color.is_some_and(|c| c > i32::MAX as u32) {
+            return Err(Error::InvalidArgument {
+                op: "split",
+                reason: format!("color {color:?} is above i32::MAX"),
+            });
+        }
+        let out = self
+            .inner
+            .imp
+            .split(color, key, config, &self.inner.config)?;
+        let device = &self.inner.device;
+        Ok(out.map(|(rank, size, imp)| Communicator {
+            inner: CommInner::new(device.clone(), rank, size, config.clone(), imp),
+        }))
+    }
+}
+
+impl Drop for Communicator {
+    fn drop(&mut self) {
+        // Only the last owner tears down (abort handles share the inner state).
+        if self.inner.closed.load(Ordering::Acquire) {
+            return;
+        }
+        let inner = self.inner.clone();
+        let spawned = std::thread::Builder::new()
+            .name("nccl-rs-teardown".into())
+            .spawn(move || {
+                if let Err(e) = inner.teardown() {
+                    log::warn!(
+                        "{}: communicator rank {} teardown: {e}",
+                        inner.device,
+                        inner.rank
+                    );
+                }
+            });
+        if spawned.is_err() {
+            // No thread: abort, which never waits for peers.
+            let _ = self.inner.abort_now();
+        }
+    }
+}
+
+impl fmt::Debug for Communicator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Communicator(rank {} of {} on {})",
+            self.inner.rank, self.inner.size, self.inner.device
+        )
+    }
+}

@@ -1,0 +1,163 @@
+//! Groups: [`group`] collects the operations a closure issues on this thread and
+//! launches them together when it returns (as NCCL's `ncclGroupStart`/`End`).
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use super::communicator::{Call, CommInner};
+use super::op::LaunchOp;
+use crate::driver::DriverKind;
+use crate::memory::tracker::{enqueue_record, enqueue_waits};
+use crate::stream::check_same_device;
+use crate::{Error, Result, Stream};
+
+type Pending = Vec<(Arc<CommInner>, Stream, Call)>;
+
+thread_local! {
+    pub(super) static GROUP: RefCell<Option<Pending>> = const { RefCell::new(None) };
+}
+
+/// The scope of a [`group`]: collectives issued on this thread while it is open are
+/// launched together when the group ends.
+#[derive(Debug)]
+pub struct Group {
+    _private: (),
+}
+
+impl Group {
+    /// Number of operations collected so far.
+    pub fn len(&self) -> usize {
+        GROUP.with(|g| g.borrow().as_ref().map_or(0, Vec::len))
+    }
+
+    /// Whether nothing was collected yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+struct GroupReset;
+
+impl Drop for GroupReset {
+    fn drop(&mut self) {
+        GROUP.with(|g| g.borrow_mut().take());
+    }
+}
+
+/// Runs `f`, collecting the collectives it issues on this thread, and launches them
+/// as one NCCL group when it returns (fused all-reduces; point-to-point exchanges that
+/// would deadlock one by one). The group always ends: if `f` fails or panics, nothing
+/// it collected is launched. Buffer uses are recorded after the group has ended.
+/// Groups do not nest; each communicator's operations in a group share one stream.
+///
+/// # Errors
+///
+/// `f`'s error; [`Error::InvalidUsage`] for a nested group or two streams for one
+/// communicator; errors of the launch.
+///
+/// ```
+/// use std::thread;
+/// use nccl_safe::{group, Communicator, Config, Device, DeviceBuffer, Stream, UniqueId};
+/// let id = UniqueId::random();
+/// let handles: Vec<_> = (0..2).map(|rank| thread::spawn(move || -> nccl_safe::Result<Vec<i32>> {
+///     let dev = Device::sim(rank)?;
+///     let comm = Communicator::init(&dev, rank, 2, &id, &Config::new())?;
+///     let s = Stream::new(&dev)?;
+///     let out = DeviceBuffer::from_slice(&s, &[rank as i32; 3])?;
+///     let mut inb = DeviceBuffer::zeroed(&s, 3)?;
+///     let peer = 1 - rank;
+///     group(|_| {
+///         comm.send(&out, peer, &s)?;     // each sends first: fine inside a group
+///         comm.recv(&mut inb, peer, &s)
+///     })?;
+///     inb.to_vec(&s)
+/// })).collect();
+/// let got: Vec<_> = handles.into_iter().map(|h| h.join().unwrap().unwrap()).collect();
+/// assert_eq!(got, vec![vec![1; 3], vec![0; 3]]);
+/// ```
+pub fn group<R>(f: impl FnOnce(&Group) -> Result<R>) -> Result<R> {
+    let nested = GROUP.with(|g| {
+        let mut g = g.borrow_mut();
+        if g.is_some() {
+            return true;
+        }
+        *g = Some(Vec::new());
+        false
+    });
+    if nested {
+        return Err(Error::InvalidUsage {
+            op: "group",
+            reason: "groups do not nest".into(),
+        });
+    }
+    let reset = GroupReset;
+    let result = f(&Group { _private: () });
+    let pending = GROUP.with(|g| g.borrow_mut().take()).unwrap_or_default();
+    drop(reset);
+    let value = result?;
+    launch_group(pending)?;
+    Ok(value)
+}
+
+fn launch_group(pending: Pending) -> Result<()> {
+    // One launch per communicator, in first-issue order.
+    let mut per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)> = Vec::new();
+    for (comm, stream, call) in pending {
+        match per_comm.iter_mut().find(|(c, _, _)| Arc::ptr_eq(c, &comm)) {
+            Some((_, s, calls)) => {
+                if !Arc::ptr_eq(&s.inner, &stream.inner) {
+                    return Err(Error::InvalidUsage {
+                        op: "group",
+                        reason: format!(
+                            "rank {} of one communicator used two streams in one group",
+                            comm.rank
+                        ),
+                    });
+                }
+                calls.push(call);
+            }
+            None => per_comm.push((comm, stream, vec![call])),
+        }
+    }
+    let on_cuda = per_comm
+        .iter()
+        .filter(|(c, _, _)| c.imp.kind() == DriverKind::Cuda)
+        .count();
+    if on_cuda > 1 {
+        return launch_cuda_group(per_comm);
+    }
+    for (comm, stream, calls) in per_comm {
+        comm.launch(&stream, calls)?;
+    }
+    Ok(())
+}
+
+/// Several cuda communicators in one NCCL group (one process driving several GPUs):
+/// every stream waits for its buffers' conflicts, then one `ncclGroupStart`/`End`
+/// around all the calls, then the buffers' uses are recorded.
+fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Result<()> {
+    for (comm, stream, _) in &per_comm {
+        comm.check_usable("group")?;
+        check_same_device("collective", &comm.device, stream.device())?;
+    }
+    for (_, stream, calls) in &per_comm {
+        enqueue_waits(&stream.inner, &Call::uses(calls))?;
+    }
+    let ops: Vec<Vec<LaunchOp>> = per_comm
+        .iter()
+        .map(|(_, _, calls)| calls.iter().map(|c| c.op.clone()).collect())
+        .collect();
+    let launches: Vec<_> = per_comm
+        .iter()
+        .zip(&ops)
+        .map(|((comm, stream, _), ops)| {
+            (&comm.imp, &stream.inner.imp, ops.as_slice(), &comm.config)
+        })
+        .collect();
+    crate::driver::launch_cuda_group(&launches)?;
+    for (comm, stream, calls) in &per_comm {
+        enqueue_record(&stream.inner, &Call::uses(calls))?;
+        comm.note_launch(stream)?;
+    }
+    Ok(())
+}

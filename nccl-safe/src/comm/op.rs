@@ -1,0 +1,147 @@
+//! What one rank issued, as the drivers see it: the kind of operation, its count,
+//! type, root or peer and reduction (compared across ranks by the sim), and the device
+//! addresses it reads and writes. A leaf: the drivers depend on it, it depends on no
+//! driver.
+
+use std::fmt;
+
+use crate::DType;
+
+/// What kind of operation; the sim compares these across ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    AllReduce,
+    Broadcast,
+    Reduce,
+    AllGather,
+    ReduceScatter,
+    AllToAll,
+    Gather,
+    Scatter,
+    Send,
+    Recv,
+}
+
+impl Kind {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::AllReduce => "all_reduce",
+            Kind::Broadcast => "broadcast",
+            Kind::Reduce => "reduce",
+            Kind::AllGather => "all_gather",
+            Kind::ReduceScatter => "reduce_scatter",
+            Kind::AllToAll => "all_to_all",
+            Kind::Gather => "gather",
+            Kind::Scatter => "scatter",
+            Kind::Send => "send",
+            Kind::Recv => "recv",
+        }
+    }
+}
+
+/// A reduction as the backends see it.
+#[derive(Clone, Debug)]
+pub(crate) enum RedOp {
+    None,
+    Sum,
+    Prod,
+    Max,
+    Min,
+    Avg,
+    PreMulSumHost(Vec<u8>),
+    PreMulSumDevice,
+}
+
+impl RedOp {
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            RedOp::None => "",
+            RedOp::Sum => "sum",
+            RedOp::Prod => "prod",
+            RedOp::Max => "max",
+            RedOp::Min => "min",
+            RedOp::Avg => "avg",
+            RedOp::PreMulSumHost(_) | RedOp::PreMulSumDevice => "premulsum",
+        }
+    }
+}
+
+/// What one rank issued; equal descriptions on every rank are NCCL's contract.
+#[derive(Clone, Debug)]
+pub(crate) struct OpDesc {
+    pub kind: Kind,
+    pub count: usize,
+    pub dtype: DType,
+    /// Root of rooted collectives, peer of send/recv.
+    pub root: Option<usize>,
+    pub op: RedOp,
+}
+
+impl PartialEq for OpDesc {
+    fn eq(&self, o: &OpDesc) -> bool {
+        // Scalars of PreMulSum are each rank's own; the kind of op must agree.
+        self.kind == o.kind
+            && self.count == o.count
+            && self.dtype == o.dtype
+            && self.root == o.root
+            && self.op.name() == o.op.name()
+    }
+}
+
+impl fmt::Display for OpDesc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}(count {}, {}",
+            self.kind.name(),
+            self.count,
+            self.dtype
+        )?;
+        if !matches!(self.op, RedOp::None) {
+            write!(f, ", {}", self.op.name())?;
+        }
+        match (self.kind, self.root) {
+            (Kind::Send | Kind::Recv, Some(p)) => write!(f, ", peer {p}")?,
+            (_, Some(r)) => write!(f, ", root {r}")?,
+            _ => {}
+        }
+        f.write_str(")")
+    }
+}
+
+/// One operation of a launch (a launch is one operation, or a group of them).
+#[derive(Clone, Debug)]
+pub(crate) struct LaunchOp {
+    pub desc: OpDesc,
+    /// Bytes read from `send`.
+    pub send_len: usize,
+    pub send: Option<u64>,
+    pub recv: Option<u64>,
+    /// Device address of a PreMulSum scalar that lives on the device.
+    pub scalar: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_name_the_operation() {
+        let d = OpDesc {
+            kind: Kind::Reduce,
+            count: 4,
+            dtype: DType::F32,
+            root: Some(0),
+            op: RedOp::Sum,
+        };
+        assert_eq!(d.to_string(), "reduce(count 4, f32, sum, root 0)");
+        let s = OpDesc {
+            kind: Kind::Send,
+            count: 2,
+            dtype: DType::U8,
+            root: Some(3),
+            op: RedOp::None,
+        };
+        assert_eq!(s.to_string(), "send(count 2, u8, peer 3)");
+    }
+}

@@ -1,0 +1,69 @@
+//! The built-in elementwise kernels: the PTX of `ptx.rs`, loaded into the device's
+//! primary context when the device is opened.
+
+use std::ffi::CString;
+use std::ptr;
+
+use nccl_sys as sys;
+
+use super::CudaDevice;
+use crate::driver::types::Elementwise;
+use crate::error::check_cuda;
+use crate::{DType, Error, Result};
+
+/// The loaded module and its functions.
+pub(super) struct Kernels {
+    _module: sys::CUmodule,
+    pub(super) fill64: sys::CUfunction,
+    table: Vec<(Elementwise, DType, sys::CUfunction)>,
+}
+
+// SAFETY: module and function handles are immutable driver objects.
+unsafe impl Send for Kernels {}
+// SAFETY: as above.
+unsafe impl Sync for Kernels {}
+
+impl Kernels {
+    pub(super) fn load(device: &CudaDevice) -> Result<Kernels> {
+        device.bind()?;
+        let lib = device.lib;
+        let ptx = CString::new(super::ptx::module()).map_err(|_| Error::InvalidArgument {
+            op: "kernel load",
+            reason: "the PTX contains a NUL byte".into(),
+        })?;
+        let mut module = ptr::null_mut();
+        // SAFETY: a NUL-terminated PTX image; writes one module handle.
+        check_cuda("cuModuleLoadData", unsafe {
+            lib.cuModuleLoadData(&mut module, ptx.as_ptr().cast())?
+        })?;
+        let get = |name: &str| -> Result<sys::CUfunction> {
+            let cname = CString::new(name).expect("kernel names have no NUL");
+            let mut f = ptr::null_mut();
+            // SAFETY: a loaded module and a NUL-terminated name.
+            check_cuda("cuModuleGetFunction", unsafe {
+                lib.cuModuleGetFunction(&mut f, module, cname.as_ptr())?
+            })?;
+            Ok(f)
+        };
+        let fill64 = get("nccl_rs_fill64")?;
+        let mut table = Vec::new();
+        for dtype in DType::ALL {
+            for op in [Elementwise::AddScalar, Elementwise::Scale] {
+                table.push((op, dtype, get(&super::ptx::kernel_name(op, dtype))?));
+            }
+        }
+        Ok(Kernels {
+            _module: module,
+            fill64,
+            table,
+        })
+    }
+
+    pub(super) fn get(&self, op: Elementwise, dtype: DType) -> sys::CUfunction {
+        self.table
+            .iter()
+            .find(|(o, d, _)| *o == op && *d == dtype)
+            .map(|(_, _, f)| *f)
+            .expect("every op and dtype has a kernel")
+    }
+}

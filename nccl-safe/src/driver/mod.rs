@@ -1,0 +1,623 @@
+//! The one place that dispatches between the drivers. Every public type holds one of
+//! the enums below and calls their methods; nothing outside `cuda/` and `sim/` names a
+//! driver's internals except through them.
+//!
+//! - `types.rs`: [`DriverKind`] and the built-in elementwise ops (a leaf);
+//! - `select.rs`: `NCCL_RS_DRIVER` and the choice of a driver (Decision 9).
+//!
+//! Over 600 lines on purpose: it is one table of `match`es, one per driver operation,
+//! and its value is that there is exactly one such table.
+
+pub(crate) mod select;
+pub(crate) mod types;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use nccl_sys as sys;
+
+use crate::comm::config::Config;
+use crate::comm::op::LaunchOp;
+use crate::cuda::comm::CudaComm;
+use crate::cuda::{CudaDevice, CudaEvent, CudaGate, CudaStream, PinnedHost};
+use crate::sim::comm::SimCommunicator;
+use crate::sim::{SimDevice, SimEvent, SimGate, SimStream};
+use crate::{DType, Error, Result};
+
+pub use select::{DriverSelection, selected_driver};
+pub use types::DriverKind;
+pub(crate) use types::Elementwise;
+
+fn mixed(op: &'static str) -> Error {
+    Error::InvalidArgument {
+        op,
+        reason: "objects of the cuda and the sim driver cannot be mixed".into(),
+    }
+}
+
+/// A device of either driver.
+pub(crate) enum DeviceImpl {
+    Cuda(Arc<CudaDevice>),
+    Sim(Arc<SimDevice>),
+}
+
+impl DeviceImpl {
+    /// Opens device `ordinal` of `driver`.
+    pub fn open(driver: DriverKind, ordinal: usize) -> Result<DeviceImpl> {
+        Ok(match driver {
+            DriverKind::Cuda => DeviceImpl::Cuda(Arc::new(CudaDevice::open(ordinal)?)),
+            DriverKind::Sim => {
+                let platform = crate::sim::platform()?;
+                let dev = platform.devices.get(ordinal).ok_or(Error::NoDevice {
+                    driver,
+                    ordinal,
+                    count: platform.devices.len(),
+                })?;
+                DeviceImpl::Sim(dev.clone())
+            }
+        })
+    }
+
+    /// How many devices `driver` has.
+    pub fn count(driver: DriverKind) -> Result<usize> {
+        match driver {
+            DriverKind::Cuda => crate::cuda::device_count(),
+            DriverKind::Sim => Ok(crate::sim::platform()?.devices.len()),
+        }
+    }
+
+    pub fn kind(&self) -> DriverKind {
+        match self {
+            DeviceImpl::Cuda(_) => DriverKind::Cuda,
+            DeviceImpl::Sim(_) => DriverKind::Sim,
+        }
+    }
+
+    pub fn ordinal(&self) -> usize {
+        match self {
+            DeviceImpl::Cuda(d) => d.ordinal,
+            DeviceImpl::Sim(d) => d.ordinal,
+        }
+    }
+
+    pub fn name(&self) -> Result<String> {
+        match self {
+            DeviceImpl::Cuda(d) => d.name(),
+            DeviceImpl::Sim(d) => Ok(format!("sim device {}", d.ordinal)),
+        }
+    }
+
+    pub fn total_memory(&self) -> Result<usize> {
+        match self {
+            DeviceImpl::Cuda(d) => d.total_memory(),
+            DeviceImpl::Sim(d) => Ok(d.capacity),
+        }
+    }
+
+    pub fn memory_in_use(&self) -> Option<usize> {
+        match self {
+            DeviceImpl::Cuda(_) => None,
+            DeviceImpl::Sim(d) => Some(d.used()),
+        }
+    }
+
+    pub fn new_stream(&self, non_blocking: bool, priority: i32) -> Result<StreamImpl> {
+        Ok(match self {
+            DeviceImpl::Cuda(d) => {
+                StreamImpl::Cuda(CudaStream::new(d.clone(), non_blocking, priority)?)
+            }
+            DeviceImpl::Sim(d) => StreamImpl::Sim(SimStream::new(d.clone())?),
+        })
+    }
+
+    /// Wraps a raw CUDA stream.
+    ///
+    /// # Safety
+    ///
+    /// As [`crate::Stream::from_raw`].
+    pub unsafe fn stream_from_raw(&self, raw: sys::CUstream) -> Result<StreamImpl> {
+        match self {
+            // SAFETY: the caller guarantees `raw`'s validity and lifetime.
+            DeviceImpl::Cuda(d) => Ok(StreamImpl::Cuda(unsafe {
+                CudaStream::borrowed(d.clone(), raw)
+            })),
+            DeviceImpl::Sim(_) => Err(Error::Unsupported {
+                driver: DriverKind::Sim,
+                what: "wrapping a raw CUDA stream",
+            }),
+        }
+    }
+
+    pub fn new_event(&self, timing: bool) -> Result<EventImpl> {
+        Ok(match self {
+            DeviceImpl::Cuda(d) => EventImpl::Cuda(CudaEvent::new(d.clone(), timing)?),
+            DeviceImpl::Sim(_) => EventImpl::Sim(SimEvent::new()),
+        })
+    }
+
+    pub fn new_gate(&self) -> Result<GateImpl> {
+        Ok(match self {
+            DeviceImpl::Cuda(d) => GateImpl::Cuda(CudaGate::new(d.clone())?),
+            DeviceImpl::Sim(_) => GateImpl::Sim(SimGate::new()),
+        })
+    }
+
+    /// Host memory for asynchronous copies: pinned on cuda, aligned heap on the sim.
+    pub fn alloc_host(&self, bytes: usize) -> Result<HostAlloc> {
+        Ok(match self {
+            DeviceImpl::Cuda(d) => HostAlloc::Pinned(PinnedHost::new(d.clone(), bytes)?),
+            DeviceImpl::Sim(d) => HostAlloc::Sim(crate::sim::HostAlloc::new(d.ordinal, bytes)?),
+        })
+    }
+
+    /// Starts joining rank `rank` of `size` under `id`. On the sim, `wait` blocks until
+    /// every rank has joined; cuda's `config` says whether NCCL blocks.
+    pub fn init_comm(
+        &self,
+        id: &[u8; 128],
+        rank: usize,
+        size: usize,
+        config: &Config,
+        wait: bool,
+    ) -> Result<CommImpl> {
+        match self {
+            DeviceImpl::Sim(d) => Ok(CommImpl::Sim(SimCommunicator::join(
+                id, rank, size, d, wait,
+            )?)),
+            DeviceImpl::Cuda(d) => {
+                let _guard = d.nccl_lock();
+                let comm = CudaComm::init(d, rank, size, &raw_id(id), config)?;
+                Ok(CommImpl::Cuda {
+                    comm,
+                    device: d.clone(),
+                })
+            }
+        }
+    }
+}
+
+fn raw_id(id: &[u8; 128]) -> sys::ncclUniqueId {
+    let mut raw = sys::ncclUniqueId::default();
+    for (c, b) in raw.internal.iter_mut().zip(id.iter()) {
+        *c = *b as std::ffi::c_char;
+    }
+    raw
+}
+
+/// One communicator of one process over several cuda devices, created in one NCCL
+/// group (non-blocking; the caller waits for readiness).
+pub(crate) fn init_cuda_comms(
+    devices: &[&DeviceImpl],
+    id: &[u8; 128],
+    config: &Config,
+) -> Result<Vec<CommImpl>> {
+    let cuda: Vec<Arc<CudaDevice>> = devices
+        .iter()
+        .map(|d| match d {
+            DeviceImpl::Cuda(c) => Ok(c.clone()),
+            DeviceImpl::Sim(_) => Err(mixed("init_all")),
+        })
+        .collect::<Result<_>>()?;
+    let comms = CudaComm::init_all(&cuda, &raw_id(id), config)?;
+    Ok(comms
+        .into_iter()
+        .zip(cuda)
+        .map(|(comm, device)| CommImpl::Cuda { comm, device })
+        .collect())
+}
+
+/// A stream of either driver.
+pub(crate) enum StreamImpl {
+    Cuda(CudaStream),
+    Sim(SimStream),
+}
+
+impl StreamImpl {
+    pub fn new_event(&self, timing: bool) -> Result<EventImpl> {
+        Ok(match self {
+            StreamImpl::Cuda(s) => EventImpl::Cuda(CudaEvent::new(s.device.clone(), timing)?),
+            StreamImpl::Sim(_) => EventImpl::Sim(SimEvent::new()),
+        })
+    }
+
+    /// Records a fresh event after everything enqueued so far.
+    pub fn record_new(&self) -> Result<Arc<EventImpl>> {
+        let e = self.new_event(false)?;
+        self.record(&e)?;
+        Ok(Arc::new(e))
+    }
+
+    pub fn record(&self, event: &EventImpl) -> Result<()> {
+        match (self, event) {
+            (StreamImpl::Cuda(s), EventImpl::Cuda(e)) => e.record(s),
+            (StreamImpl::Sim(s), EventImpl::Sim(e)) => e.record(s),
+            _ => Err(mixed("event record")),
+        }
+    }
+
+    pub fn wait(&self, event: &EventImpl) -> Result<()> {
+        match (self, event) {
+            (StreamImpl::Cuda(s), EventImpl::Cuda(e)) => s.wait_event(e),
+            (StreamImpl::Sim(s), EventImpl::Sim(e)) => e.wait_on(s),
+            _ => Err(mixed("stream wait event")),
+        }
+    }
+
+    pub fn wait_gate(&self, gate: &GateImpl) -> Result<()> {
+        match (self, gate) {
+            (StreamImpl::Cuda(s), GateImpl::Cuda(g)) => g.wait_on(s),
+            (StreamImpl::Sim(s), GateImpl::Sim(g)) => g.wait_on(s),
+            _ => Err(mixed("stream wait gate")),
+        }
+    }
+
+    pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
+        match self {
+            StreamImpl::Cuda(s) => s.synchronize(timeout),
+            StreamImpl::Sim(s) => s.synchronize(timeout),
+        }
+    }
+
+    pub fn query(&self) -> Result<bool> {
+        match self {
+            StreamImpl::Cuda(s) => s.query(),
+            StreamImpl::Sim(s) => s.query(),
+        }
+    }
+
+    pub fn launch_host_fn(&self, f: Box<dyn FnOnce() + Send>) -> Result<()> {
+        match self {
+            StreamImpl::Cuda(s) => s.launch_host_fn(f),
+            StreamImpl::Sim(s) => s.launch_host_fn(f),
+        }
+    }
+
+    pub fn as_raw(&self) -> Option<sys::CUstream> {
+        match self {
+            StreamImpl::Cuda(s) => Some(s.raw),
+            StreamImpl::Sim(_) => None,
+        }
+    }
+
+    /// Allocates `bytes` of device memory, ordered on this stream.
+    pub fn alloc(&self, bytes: usize) -> Result<u64> {
+        match self {
+            StreamImpl::Cuda(s) => s.alloc(bytes),
+            StreamImpl::Sim(s) => s.alloc(bytes),
+        }
+    }
+
+    /// Frees `ptr` when this stream reaches this point.
+    pub fn free(&self, ptr: u64) -> Result<()> {
+        match self {
+            StreamImpl::Cuda(s) => s.free(ptr),
+            StreamImpl::Sim(s) => s.free(ptr),
+        }
+    }
+
+    /// Whether this driver poisons outputs at enqueue (the sim does).
+    pub fn poisons(&self) -> bool {
+        matches!(self, StreamImpl::Sim(_))
+    }
+
+    /// Poisons an idle output range at enqueue (the sim's guard; nothing on cuda).
+    pub fn poison(&self, addr: u64, len: usize) -> Result<()> {
+        match self {
+            StreamImpl::Cuda(_) => Ok(()),
+            StreamImpl::Sim(s) => s.poison(addr, len),
+        }
+    }
+
+    pub fn fill(&self, dst: u64, count: usize, pattern: Vec<u8>) -> Result<()> {
+        match self {
+            StreamImpl::Cuda(s) => s.fill(dst, count, &pattern),
+            StreamImpl::Sim(s) => s.fill(dst, count, pattern),
+        }
+    }
+
+    pub fn elementwise(
+        &self,
+        op: Elementwise,
+        dtype: DType,
+        dst: u64,
+        count: usize,
+        scalar: Vec<u8>,
+    ) -> Result<()> {
+        match self {
+            StreamImpl::Cuda(s) => s.elementwise(op, dtype, dst, count, &scalar),
+            StreamImpl::Sim(s) => s.elementwise(op, dtype, dst, count, scalar),
+        }
+    }
+
+    pub fn copy_dtod(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        match self {
+            StreamImpl::Cuda(s) => s.copy_dtod(dst, src, bytes),
+            StreamImpl::Sim(s) => s.copy_dtod(dst, src, bytes),
+        }
+    }
+
+    /// Copies `bytes` from host memory `src` (kept alive by the `Arc`) to `dst`.
+    ///
+    /// # Safety
+    ///
+    /// Nothing may write `src` until the copy has executed (its owner's tracker waits
+    /// for the copy's event before handing out the memory again).
+    pub unsafe fn copy_htod(&self, dst: u64, src: &Arc<HostAlloc>, bytes: usize) -> Result<()> {
+        match self {
+            // SAFETY: the caller keeps the memory unwritten until the copy executes;
+            // its owner defers freeing pinned memory until the copy's event completes.
+            StreamImpl::Cuda(s) => unsafe { s.copy_htod(dst, src.ptr(), bytes) },
+            // SAFETY: as above; the task keeps the allocation alive.
+            StreamImpl::Sim(s) => unsafe { s.copy_htod(dst, src.ptr(), bytes, src.clone()) },
+        }
+    }
+
+    /// Copies `bytes` at `src` into host memory `dst` (kept alive by the `Arc`).
+    ///
+    /// # Safety
+    ///
+    /// Nothing may read or write `dst` until the copy has executed.
+    pub unsafe fn copy_dtoh(&self, dst: &Arc<HostAlloc>, src: u64, bytes: usize) -> Result<()> {
+        match self {
+            // SAFETY: as in `copy_htod`.
+            StreamImpl::Cuda(s) => unsafe { s.copy_dtoh(dst.ptr(), src, bytes) },
+            // SAFETY: as in `copy_htod`.
+            StreamImpl::Sim(s) => unsafe { s.copy_dtoh(dst.ptr(), src, bytes, dst.clone()) },
+        }
+    }
+}
+
+/// An event of either driver.
+pub(crate) enum EventImpl {
+    Cuda(CudaEvent),
+    Sim(SimEvent),
+}
+
+impl EventImpl {
+    pub fn query(&self) -> Result<bool> {
+        match self {
+            EventImpl::Cuda(e) => e.query(),
+            EventImpl::Sim(e) => Ok(e.query()),
+        }
+    }
+
+    pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
+        match self {
+            EventImpl::Cuda(e) => e.synchronize(timeout),
+            EventImpl::Sim(e) => e.synchronize(timeout),
+        }
+    }
+
+    /// Time from this event's completion to `end`'s.
+    pub fn elapsed(&self, end: &EventImpl) -> Result<Duration> {
+        match (self, end) {
+            (EventImpl::Cuda(a), EventImpl::Cuda(b)) => {
+                let ms = a.elapsed_ms(b)?;
+                Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1000.0))
+            }
+            (EventImpl::Sim(a), EventImpl::Sim(b)) => match (a.completed_at(), b.completed_at()) {
+                (Some(x), Some(y)) if y >= x => Ok(y - x),
+                (Some(_), Some(_)) => Err(Error::InvalidArgument {
+                    op: "event elapsed",
+                    reason: "the end event completed before the start event".into(),
+                }),
+                _ => Err(Error::InvalidArgument {
+                    op: "event elapsed",
+                    reason: "both events must be recorded and completed".into(),
+                }),
+            },
+            _ => Err(mixed("event elapsed")),
+        }
+    }
+}
+
+/// A gate of either driver.
+pub(crate) enum GateImpl {
+    Cuda(CudaGate),
+    Sim(SimGate),
+}
+
+impl GateImpl {
+    pub fn open(&self) {
+        match self {
+            GateImpl::Cuda(g) => g.open(),
+            GateImpl::Sim(g) => g.open(),
+        }
+    }
+
+    pub fn is_open(&self) -> bool {
+        match self {
+            GateImpl::Cuda(g) => g.is_open(),
+            GateImpl::Sim(g) => g.is_open(),
+        }
+    }
+}
+
+/// Host memory owned by the library for asynchronous copies.
+pub(crate) enum HostAlloc {
+    Pinned(PinnedHost),
+    Sim(crate::sim::HostAlloc),
+}
+
+impl HostAlloc {
+    pub fn ptr(&self) -> *mut u8 {
+        match self {
+            HostAlloc::Pinned(p) => p.ptr,
+            HostAlloc::Sim(h) => h.ptr,
+        }
+    }
+
+    /// Whether freeing it may have to wait for copies (pinned memory).
+    pub fn is_pinned(&self) -> bool {
+        matches!(self, HostAlloc::Pinned(_))
+    }
+}
+
+/// A communicator rank of either driver.
+pub(crate) enum CommImpl {
+    Cuda {
+        comm: CudaComm,
+        device: Arc<CudaDevice>,
+    },
+    Sim(SimCommunicator),
+}
+
+impl CommImpl {
+    pub fn kind(&self) -> DriverKind {
+        match self {
+            CommImpl::Cuda { .. } => DriverKind::Cuda,
+            CommImpl::Sim(_) => DriverKind::Sim,
+        }
+    }
+
+    pub fn is_ready(&self) -> Result<bool> {
+        match self {
+            CommImpl::Sim(c) => Ok(c.is_ready()),
+            CommImpl::Cuda { comm, device } => {
+                let _guard = device.nccl_lock();
+                comm.is_ready()
+            }
+        }
+    }
+
+    /// Waits for every rank on the sim; `None` means the caller polls (cuda).
+    pub fn wait_ready_sim(&self, timeout: Duration) -> Option<Result<()>> {
+        match self {
+            CommImpl::Sim(c) => Some(c.wait_ready(timeout)),
+            CommImpl::Cuda { .. } => None,
+        }
+    }
+
+    /// Refuses a launch before anything is enqueued when the communicator cannot take
+    /// one (the sim before every rank joined).
+    pub fn check_ready(&self, op: &'static str) -> Result<()> {
+        match self {
+            CommImpl::Sim(c) => c.check_ready(op),
+            CommImpl::Cuda { .. } => Ok(()),
+        }
+    }
+
+    /// Launches `ops` as one group on `stream`, polled until enqueued.
+    pub fn launch(&self, stream: &StreamImpl, ops: Vec<LaunchOp>, config: &Config) -> Result<()> {
+        match (self, stream) {
+            (CommImpl::Sim(c), StreamImpl::Sim(s)) => c.launch(s, ops),
+            (CommImpl::Cuda { comm, device }, StreamImpl::Cuda(s)) => {
+                comm.launch(device, s, &ops, config)
+            }
+            _ => Err(mixed("collective")),
+        }
+    }
+
+    pub fn abort(&self) -> Result<()> {
+        match self {
+            CommImpl::Sim(c) => {
+                c.abort();
+                Ok(())
+            }
+            CommImpl::Cuda { comm, device } => comm.abort(device),
+        }
+    }
+
+    /// Finalizes on cuda; `None` on the sim, where the caller waits for its own events.
+    pub fn finalize_cuda(&self, timeout: Duration) -> Option<Result<()>> {
+        match self {
+            CommImpl::Sim(_) => None,
+            CommImpl::Cuda { comm, device } => Some(comm.finalize(device, timeout)),
+        }
+    }
+
+    pub fn destroy(&self) -> Result<()> {
+        match self {
+            CommImpl::Sim(c) => {
+                c.destroy();
+                Ok(())
+            }
+            CommImpl::Cuda { comm, device } => comm.destroy(device),
+        }
+    }
+
+    pub fn async_error(&self) -> Result<Option<Error>> {
+        match self {
+            CommImpl::Sim(_) => Ok(None),
+            CommImpl::Cuda { comm, device } => {
+                let _guard = device.nccl_lock();
+                comm.async_error()
+            }
+        }
+    }
+
+    /// Splits: this rank's new rank, size and communicator, if it has a colour.
+    pub fn split(
+        &self,
+        color: Option<u32>,
+        key: i32,
+        config: &Config,
+        parent_config: &Config,
+    ) -> Result<Option<(usize, usize, CommImpl)>> {
+        match self {
+            CommImpl::Sim(c) => {
+                let timeout = (!parent_config.is_blocking()).then_some(parent_config.call_timeout);
+                Ok(c.split(color, key, timeout)?
+                    .map(|(rank, size, c)| (rank, size, CommImpl::Sim(c))))
+            }
+            CommImpl::Cuda { comm, device } => {
+                let out = comm.split(device, color, key, config, parent_config.call_timeout)?;
+                Ok(out.map(|(rank, size, comm)| {
+                    (
+                        rank,
+                        size,
+                        CommImpl::Cuda {
+                            comm,
+                            device: device.clone(),
+                        },
+                    )
+                }))
+            }
+        }
+    }
+}
+
+/// Launches the calls of several cuda communicators of this process in one NCCL group
+/// (one process driving several GPUs). The caller has inserted the buffers' waits.
+pub(crate) fn launch_cuda_group(
+    launches: &[(&CommImpl, &StreamImpl, &[LaunchOp], &Config)],
+) -> Result<()> {
+    let mut parts = Vec::with_capacity(launches.len());
+    for (comm, stream, ops, config) in launches {
+        match (comm, stream) {
+            (CommImpl::Cuda { comm, device }, StreamImpl::Cuda(s)) => {
+                parts.push((comm, device, s, *ops, *config));
+            }
+            _ => {
+                return Err(Error::InvalidUsage {
+                    op: "group",
+                    reason: "sim and cuda communicators in one group".into(),
+                });
+            }
+        }
+    }
+    let mut devices: Vec<&Arc<CudaDevice>> = Vec::new();
+    for (_, d, ..) in &parts {
+        if !devices.iter().any(|e| Arc::ptr_eq(e, d)) {
+            devices.push(d);
+        }
+    }
+    devices.sort_by_key(|d| d.ordinal);
+    let guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
+    let issue: Vec<_> = parts
+        .iter()
+        .map(|(c, _, s, ops, cfg)| (*c, *s, *ops, *cfg))
+        .collect();
+    let created = crate::cuda::comm::launch_many(&issue)?;
+    drop(guards);
+    let polls: Vec<_> = parts
+        .iter()
+        .map(|(c, d, _, _, cfg)| (*c, d.as_ref(), *cfg))
+        .collect();
+    let polled = crate::cuda::comm::poll_many(&polls);
+    {
+        let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
+        crate::cuda::comm::destroy_ops_locked(created);
+    }
+    polled
+}

@@ -1,0 +1,143 @@
+//! Device allocations: stream-ordered on the device's internal stream, freed after
+//! their pending uses; uses that own their allocation (for calls collected before they
+//! are enqueued); and the argument checks every memory operation shares.
+
+use std::ops::{Bound, Range, RangeBounds};
+use std::sync::{Arc, Mutex};
+
+use super::tracker::{Tracker, Use};
+use crate::stream::{StreamInner, check_same_device};
+use crate::sync::lock;
+use crate::{Device, Error, Result, Stream};
+
+/// A use that owns its buffer's allocation, for operations collected before they are
+/// enqueued (groups).
+pub(crate) struct OwnedUse {
+    alloc: Arc<Allocation>,
+    range: Range<usize>,
+    write: bool,
+    poison: Option<u64>,
+}
+
+impl OwnedUse {
+    pub(crate) fn borrow(&self) -> Use<'_> {
+        Use {
+            tracker: self.alloc.tracker(),
+            range: self.range.clone(),
+            write: self.write,
+            poison: self.poison,
+        }
+    }
+}
+
+impl Use<'_> {
+    pub(crate) fn owned(&self, alloc: &Arc<Allocation>) -> OwnedUse {
+        OwnedUse {
+            alloc: alloc.clone(),
+            range: self.range.clone(),
+            write: self.write,
+            poison: self.poison,
+        }
+    }
+}
+
+/// A device allocation and its tracker; freed, stream-ordered, when dropped.
+pub(crate) struct Allocation {
+    pub(super) device: Device,
+    pub(super) ptr: u64,
+    bytes: usize,
+    tracker: Mutex<Tracker>,
+}
+
+impl Allocation {
+    pub(super) fn tracker(&self) -> &Mutex<Tracker> {
+        &self.tracker
+    }
+
+    pub(super) fn new(device: &Device, bytes: usize) -> Result<Arc<Allocation>> {
+        let internal = device.internal_stream()?;
+        let ptr = internal.imp.alloc(bytes)?;
+        let alloc = Arc::new(Allocation {
+            device: device.clone(),
+            ptr,
+            bytes,
+            tracker: Mutex::new(Tracker::default()),
+        });
+        // First uses on other streams wait for the allocation itself.
+        let event = internal.imp.record_new()?;
+        lock(&alloc.tracker).add(0..bytes, true, internal.id, event);
+        Ok(alloc)
+    }
+}
+
+impl Drop for Allocation {
+    fn drop(&mut self) {
+        let pending = lock(&self.tracker).pending();
+        let result = self.device.internal_stream().and_then(|internal| {
+            for e in &pending {
+                internal.imp.wait(e)?;
+            }
+            internal.imp.free(self.ptr)
+        });
+        if let Err(e) = result {
+            log::warn!(
+                "{}: freeing {} bytes at {:#x} failed: {e}",
+                self.device,
+                self.bytes,
+                self.ptr
+            );
+        }
+    }
+}
+
+/// A raw device address, for foreign kernels. On cuda it is a `CUdeviceptr`; on the
+/// sim an opaque number that only the sim understands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DevicePtr(pub u64);
+
+pub(super) fn resolve_range(
+    op: &'static str,
+    range: impl RangeBounds<usize>,
+    len: usize,
+) -> Result<Range<usize>> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s.saturating_add(1),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.saturating_add(1),
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    if start > end || end > len {
+        return Err(Error::OutOfRange {
+            op,
+            start,
+            end,
+            len,
+        });
+    }
+    Ok(start..end)
+}
+
+pub(super) fn check_len(op: &'static str, expected: usize, actual: usize) -> Result<()> {
+    if expected == actual {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            op,
+            expected,
+            actual,
+        })
+    }
+}
+
+pub(super) fn user_stream<'s>(
+    op: &'static str,
+    stream: &'s Stream,
+    device: &Device,
+) -> Result<&'s StreamInner> {
+    check_same_device(op, device, stream.device())?;
+    Ok(&stream.inner)
+}

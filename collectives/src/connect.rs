@@ -59,7 +59,8 @@ impl ProcessGroup {
         }
         let mut warm = DeviceBuffer::<u8>::zeroed(&self.inner.stream, 1)?;
         let mut works = WorkSet::new();
-        let info = OpInfo::new("warmup", DType::U8, 1, Location::caller());
+        let info = OpInfo::new("warmup", DType::U8, 1, Location::caller())
+            .library("<process group warm-up>");
         works.push(self.submit(info, |c, s| {
             c.all_reduce_in_place(&mut warm, ReduceOp::Sum, s)
         })?);
@@ -69,7 +70,8 @@ impl ProcessGroup {
             let mut recv = DeviceBuffer::<u8>::zeroed(&self.inner.stream, n)?;
             // A send to and a receive from every peer, in one group.
             let rank = self.inner.rank;
-            let info = OpInfo::new("warmup_p2p", DType::U8, n, Location::caller());
+            let info = OpInfo::new("warmup_p2p", DType::U8, n, Location::caller())
+                .library("<process group warm-up>");
             works.push(self.submit(info, |comm, stream| {
                 nccl_safe::group(|_| {
                     let mut rv = recv.as_view_mut();

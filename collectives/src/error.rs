@@ -60,14 +60,64 @@ pub enum Error {
         /// The error's text.
         reason: String,
     },
-    /// The group can no longer be used.
-    #[error("group {group} on rank {rank} is aborted: {reason}")]
+    /// The group refuses new work (it was aborted, or its stream failed); names the
+    /// operation refused and where it was called.
+    #[error("{op} ({call_site}) refused: group {group} on rank {rank} is aborted: {reason}")]
     GroupAborted {
         /// Group name.
         group: String,
         /// This rank.
         rank: usize,
-        /// Why.
+        /// The operation refused.
+        op: String,
+        /// Where it was called.
+        call_site: String,
+        /// Why the group refuses work.
+        reason: String,
+    },
+    /// Ranks issued different operations at one position (found by the sim): names
+    /// this side, and in `detail` both sides with their ranks, pids and call sites.
+    #[error("{op} #{seq} ({call_site}) on rank {rank} of group {group}: {detail}")]
+    Mismatch {
+        /// Group name.
+        group: String,
+        /// This rank.
+        rank: usize,
+        /// This rank's operation.
+        op: String,
+        /// Its sequence number.
+        seq: u64,
+        /// Where it was issued.
+        call_site: String,
+        /// Both sides.
+        detail: String,
+    },
+    /// The group was used from two threads at once (or from a second thread while the
+    /// first one's operations were in flight): the ranks could not agree on one order
+    /// of operations, so this is refused instead of computing wrong results.
+    #[error(
+        "{call_site}: group {group} on rank {rank} is in use by another thread ({other_call_site}): {reason}"
+    )]
+    ConcurrentUse {
+        /// Group name.
+        group: String,
+        /// This rank.
+        rank: usize,
+        /// The refused call.
+        call_site: String,
+        /// The other thread's call.
+        other_call_site: String,
+        /// What the rule is.
+        reason: String,
+    },
+    /// An option is out of range; names it and its value.
+    #[error("option {option} = {value} is invalid: {reason}")]
+    InvalidOption {
+        /// The option.
+        option: &'static str,
+        /// Its value.
+        value: String,
+        /// What is allowed.
         reason: String,
     },
     /// Too many operations in flight for too long (backpressure).

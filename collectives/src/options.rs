@@ -83,7 +83,8 @@ impl Options {
 
     setters! {
         /// The default timeout: of init, of host-waits without their own, and the age
-        /// at which the watchdog declares an operation hung.
+        /// at which the watchdog declares an operation hung. `Duration::MAX` means no
+        /// deadline.
         timeout: Duration;
         /// How creation waits for the other ranks.
         init_wait: InitWait;
@@ -101,10 +102,60 @@ impl Options {
 
     /// How many operations may be in flight before a new call waits for room (at most
     /// the timeout). GPUs stall the host invisibly past about a thousand pending
-    /// launches; this cap makes the wait explicit and bounded.
+    /// launches; this cap makes the wait explicit and bounded. Each operation of a
+    /// group takes exactly one place in its stream's launch queue, so with the cap at
+    /// or below the queue's depth (the default, 1024, is both), the cap is where the
+    /// host first waits.
     pub fn max_in_flight(mut self, cap: usize) -> Options {
-        self.max_in_flight = cap.max(1);
+        self.max_in_flight = cap;
         self
+    }
+
+    /// Checks every value, naming the first that is out of range.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidOption`](crate::Error::InvalidOption).
+    pub fn validate(&self) -> crate::Result<()> {
+        let bad = |option: &'static str, value: String, reason: &str| {
+            Err(crate::Error::InvalidOption {
+                option,
+                value,
+                reason: reason.into(),
+            })
+        };
+        if self.timeout.is_zero() {
+            return bad(
+                "timeout",
+                "0s".into(),
+                "must be positive (Duration::MAX: no deadline)",
+            );
+        }
+        if self.max_in_flight == 0 {
+            return bad("max_in_flight", "0".into(), "at least 1 operation must fit");
+        }
+        if self.recorder_capacity == 0 {
+            return bad(
+                "recorder_capacity",
+                "0".into(),
+                "must keep at least 1 entry",
+            );
+        }
+        if self.watchdog_interval < Duration::from_millis(1) {
+            return bad(
+                "watchdog_interval",
+                format!("{:?}", self.watchdog_interval),
+                "must be at least 1 ms (a busy watchdog burns a core)",
+            );
+        }
+        if self.name.is_empty() || self.name.len() > 64 {
+            return bad(
+                "name",
+                format!("{:?}", self.name),
+                "must have 1 to 64 characters",
+            );
+        }
+        Ok(())
     }
 
     /// Where the flight recorder is dumped on a timeout (overrides

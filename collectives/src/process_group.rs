@@ -14,10 +14,10 @@ use nccl_safe::{
 
 use crate::options::{InitWait, Options};
 use crate::recorder::{Entry, FlightRecorder, State, now_ms};
-use crate::state::{Inner, Outcome, WorkState, lock};
+use crate::state::{Caller, Inner, Outcome, WorkState, lock};
 use crate::watchdog::Watchdog;
 use crate::work::Work;
-use crate::{Dump, Result};
+use crate::{Dump, Error, Result};
 
 /// What the flight recorder and errors say about one operation.
 pub(crate) struct OpInfo {
@@ -27,6 +27,8 @@ pub(crate) struct OpInfo {
     root: Option<usize>,
     p2p: Option<(usize, bool)>,
     site: &'static Location<'static>,
+    /// The library's own steps (the warm-up) name themselves instead of a call site.
+    library: Option<&'static str>,
 }
 
 impl OpInfo {
@@ -43,7 +45,14 @@ impl OpInfo {
             root: None,
             p2p: None,
             site,
+            library: None,
         }
+    }
+
+    /// Marks a step of the library's own (recorded under `name`, not a call site).
+    pub(crate) fn library(mut self, name: &'static str) -> OpInfo {
+        self.library = Some(name);
+        self
     }
 
     fn root(mut self, root: usize) -> OpInfo {
@@ -105,8 +114,9 @@ impl ProcessGroup {
             .comm_name(&options.name)
             .call_timeout(options.timeout)
             .teardown_timeout(options.timeout.min(Duration::from_secs(30)));
+        options.validate()?;
         let comm = Communicator::init(device, rank, size, id, &config)?;
-        Self::build(comm, options)
+        Self::build(comm, options, Some(*id.as_bytes()))
     }
 
     /// A group over an existing non-blocking communicator.
@@ -116,10 +126,15 @@ impl ProcessGroup {
     /// [`nccl_safe::Error::InvalidUsage`] for a blocking communicator (it could not be
     /// aborted on a timeout).
     pub fn from_communicator(comm: Communicator, options: Options) -> Result<ProcessGroup> {
-        Self::build(comm, options)
+        Self::build(comm, options, None)
     }
 
-    fn build(comm: Communicator, options: Options) -> Result<ProcessGroup> {
+    fn build(
+        comm: Communicator,
+        options: Options,
+        peers_key: Option<[u8; 128]>,
+    ) -> Result<ProcessGroup> {
+        options.validate()?;
         let abort = comm.abort_handle()?;
         let device = comm.device().clone();
         let stream = Stream::with_options(
@@ -138,13 +153,18 @@ impl ProcessGroup {
             comm,
             abort,
             stream,
-            seq: AtomicU64::new(0),
+            seq: AtomicU64::new(1),
             p2p_seq: Mutex::new(HashMap::new()),
             pending: Mutex::new(VecDeque::new()),
-            aborted: Mutex::new(None),
+            refused: Mutex::new(None),
             ready: AtomicBool::new(false),
             barrier: Mutex::new(None),
+            issuing: Mutex::new(None),
+            last_issuer: Mutex::new(None),
+            peers_key,
+            dumps: AtomicU64::new(0),
         });
+        inner.register();
         let watchdog = Watchdog::start(&inner);
         let pg = ProcessGroup {
             inner,
@@ -188,9 +208,7 @@ impl ProcessGroup {
 
     /// Operations issued and not yet seen complete.
     pub fn in_flight(&self) -> usize {
-        let mut p = lock(&self.inner.pending);
-        p.retain(|w| matches!(*lock(&w.outcome), Outcome::Pending));
-        p.len()
+        self.inner.in_flight()
     }
 
     /// The flight recorder's entries, oldest first.
@@ -199,7 +217,8 @@ impl ProcessGroup {
     }
 
     /// The flight recorder as a dump (for [`crate::hang_report`]), and written to the
-    /// dump folder when one is configured.
+    /// dump folder when one is configured (on a thread of its own: this call never
+    /// waits for the file system).
     pub fn dump_flight_record(&self, reason: &str) -> Dump {
         self.inner.dump(reason);
         self.inner.snapshot(reason)
@@ -217,7 +236,52 @@ impl ProcessGroup {
         self.inner.abort_group(reason);
     }
 
-    /// Issues one operation: readiness, room, record, enqueue, a Work.
+    /// Marks this thread as issuing; refuses a second thread, and a switch of threads
+    /// while the first one's operations are in flight (the ranks could not agree on
+    /// one order of calls made from several threads).
+    fn enter(&self, site: &str) -> Result<Issuing<'_>> {
+        let inner = &self.inner;
+        let me = std::thread::current().id();
+        let mut cur = lock(&inner.issuing);
+        if let Some(c) = &*cur {
+            if c.thread == me {
+                return Ok(Issuing {
+                    inner,
+                    outer: false,
+                }); // a warm-up inside a call
+            }
+            return Err(Error::ConcurrentUse {
+                group: inner.options.name.clone(),
+                rank: inner.rank,
+                call_site: site.to_string(),
+                other_call_site: c.site.clone(),
+                reason: "two threads issued operations at the same time; every rank must \
+                         issue them in one order, which threads cannot guarantee"
+                    .into(),
+            });
+        }
+        if let Some(last) = &*lock(&inner.last_issuer) {
+            if last.thread != me && inner.in_flight() > 0 {
+                return Err(Error::ConcurrentUse {
+                    group: inner.options.name.clone(),
+                    rank: inner.rank,
+                    call_site: site.to_string(),
+                    other_call_site: last.site.clone(),
+                    reason: "another thread's operations are still in flight; wait for them \
+                             before issuing from this thread (the ranks must see one order)"
+                        .into(),
+                });
+            }
+        }
+        *cur = Some(Caller {
+            thread: me,
+            site: site.to_string(),
+        });
+        Ok(Issuing { inner, outer: true })
+    }
+
+    /// Issues one operation: readiness, room, record, enqueue, a Work. A refused call
+    /// takes no sequence number and leaves nothing in the flight record.
     pub(crate) fn submit(
         &self,
         info: OpInfo,
@@ -230,9 +294,15 @@ impl ProcessGroup {
             root,
             p2p,
             site,
+            library,
         } = info;
         let inner = &self.inner;
-        if let Some(e) = inner.group_aborted() {
+        let call_site = match library {
+            Some(step) => step.to_string(),
+            None => format!("{}:{}", site.file(), site.line()),
+        };
+        let _issuing = self.enter(&call_site)?;
+        if let Some(e) = inner.refusal(op, &call_site) {
             return Err(e);
         }
         if !inner.ready.load(Ordering::Acquire) {
@@ -240,31 +310,69 @@ impl ProcessGroup {
             self.connect()?;
         }
         inner.make_room()?;
-        let (seq, p2p_key) = match p2p {
-            None => (inner.seq.fetch_add(1, Ordering::AcqRel), None),
-            Some((peer, send)) => {
-                let mut m = lock(&inner.p2p_seq);
-                let n = m.entry((peer, send)).or_insert(0);
-                *n += 1;
-                (*n - 1, Some((peer, *n - 1)))
+        let (seq, p2p_key) = match (p2p, library) {
+            (Some((peer, send)), _) => {
+                let n = *lock(&inner.p2p_seq).get(&(peer, send)).unwrap_or(&0);
+                (n, Some((peer, n)))
             }
+            (None, Some(_)) => (0, None),
+            (None, None) => (inner.seq.load(Ordering::Acquire), None),
         };
-        let call_site = format!("{}:{}", site.file(), site.line());
-        let entry = inner.recorder.push(Entry {
-            seq: p2p_key.is_none().then_some(seq),
-            p2p: p2p_key,
-            op: op.to_string(),
-            dtype: dtype.to_string(),
-            count,
-            root,
-            call_site: call_site.clone(),
-            enqueued_ms: now_ms(),
-            completed_ms: None,
-            state: State::Scheduled,
-        });
-        if let Err(e) = enqueue(&inner.comm, &inner.stream) {
-            inner.recorder.set_state(entry, State::Failed);
-            return Err(e.into());
+        let recorded = Recorded {
+            inner,
+            id: inner.recorder.push(Entry {
+                seq: (p2p_key.is_none() && !(library.is_some() && op != "warmup")).then_some(seq),
+                p2p: p2p_key,
+                op: op.to_string(),
+                dtype: dtype.to_string(),
+                count,
+                root,
+                call_site: call_site.clone(),
+                enqueued_ms: now_ms(),
+                completed_ms: None,
+                state: State::Scheduled,
+            }),
+            launched: false,
+        };
+        let label = format!(
+            "{op} #{seq} at {call_site} (rank {} of {})",
+            inner.rank, inner.options.name
+        );
+        let launched = nccl_safe::with_call_label(&label, || enqueue(&inner.comm, &inner.stream));
+        if let Err(e) = launched {
+            return Err(match e {
+                // The position was taken (the communicator consumed it): the record
+                // keeps the refused call, so the hang report can show both sides.
+                nccl_safe::Error::Mismatch { what, detail } => {
+                    let entry = recorded.launched();
+                    inner.recorder.set_state(entry, State::Failed);
+                    match p2p {
+                        Some((peer, send)) => {
+                            lock(&inner.p2p_seq).insert((peer, send), seq + 1);
+                        }
+                        None => inner.seq.store(seq + 1, Ordering::Release),
+                    }
+                    let err = Error::Mismatch {
+                        group: inner.options.name.clone(),
+                        rank: inner.rank,
+                        op: op.to_string(),
+                        seq,
+                        call_site,
+                        detail: format!("mismatch in {what}: {detail}"),
+                    };
+                    inner.fail(None, err.clone(), "mismatch");
+                    err
+                }
+                other => other.into(),
+            });
+        }
+        let entry = recorded.launched();
+        match p2p {
+            Some((peer, send)) => {
+                lock(&inner.p2p_seq).insert((peer, send), seq + 1);
+            }
+            None if library.is_none() => inner.seq.store(seq + 1, Ordering::Release),
+            None => {}
         }
         let event = inner.stream.record_event()?;
         let state = Arc::new(WorkState {
@@ -277,6 +385,13 @@ impl ProcessGroup {
             outcome: Mutex::new(Outcome::Pending),
             changed: Condvar::new(),
         });
+        // Waiters wake when the operation completes, not on a tick.
+        let weak = Arc::downgrade(&state);
+        inner.stream.on_complete(move || {
+            if let Some(s) = weak.upgrade() {
+                s.notify();
+            }
+        })?;
         lock(&inner.pending).push_back(state.clone());
         Ok(Work {
             state,
@@ -518,6 +633,44 @@ impl ProcessGroup {
             OpInfo::new("group", DType::U8, 0, Location::caller()),
             |c, s| nccl_safe::group(|_| f(c, s)),
         )
+    }
+}
+
+/// While a call is issuing: clears the mark when it ends (also on a panic).
+struct Issuing<'a> {
+    inner: &'a Inner,
+    outer: bool,
+}
+
+impl Drop for Issuing<'_> {
+    fn drop(&mut self) {
+        if self.outer {
+            let caller = lock(&self.inner.issuing).take();
+            *lock(&self.inner.last_issuer) = caller;
+        }
+    }
+}
+
+/// A flight-record entry that is removed again unless its operation is launched (a
+/// refused call, or a panic inside a `grouped` closure, leaves nothing behind).
+struct Recorded<'a> {
+    inner: &'a Inner,
+    id: u64,
+    launched: bool,
+}
+
+impl Recorded<'_> {
+    fn launched(mut self) -> u64 {
+        self.launched = true;
+        self.id
+    }
+}
+
+impl Drop for Recorded<'_> {
+    fn drop(&mut self) {
+        if !self.launched {
+            self.inner.recorder.remove(self.id);
+        }
     }
 }
 

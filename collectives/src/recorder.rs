@@ -104,7 +104,7 @@ pub(crate) struct FlightRecorder {
 impl FlightRecorder {
     pub fn new(capacity: usize) -> FlightRecorder {
         FlightRecorder {
-            capacity: capacity.max(1),
+            capacity,
             entries: Mutex::new(VecDeque::new()),
             next_id: Mutex::new(0),
         }
@@ -131,6 +131,11 @@ impl FlightRecorder {
             }
         }
         id
+    }
+
+    /// Forgets an entry (an operation that was not launched after all).
+    pub fn remove(&self, id: u64) {
+        self.lock().retain(|(i, _)| *i != id);
     }
 
     pub fn set_state(&self, id: u64, state: State) {
@@ -161,12 +166,22 @@ impl FlightRecorder {
         }
     }
 
-    /// Writes `dump` to `<dir>/<group>-rank<rank>.json`.
-    pub fn dump_to(dir: &Path, dump: &Dump) -> std::io::Result<PathBuf> {
+    /// Writes `dump` to `<dir>/<group>-rank<rank>-<ms>-<pid>-<n>.json` (every dump a
+    /// file of its own, never overwritten; written whole, then renamed into place).
+    pub fn dump_to(dir: &Path, dump: &Dump, n: u64) -> std::io::Result<PathBuf> {
         std::fs::create_dir_all(dir)?;
-        let path = dir.join(format!("{}-rank{}.json", sanitize(&dump.group), dump.rank));
+        let name = format!(
+            "{}-rank{}-{}-{}-{n}.json",
+            sanitize(&dump.group),
+            dump.rank,
+            dump.dumped_ms,
+            std::process::id()
+        );
+        let path = dir.join(&name);
+        let tmp = dir.join(format!(".{name}.tmp"));
         let text = serde_json::to_string_pretty(dump).map_err(std::io::Error::other)?;
-        std::fs::write(&path, text)?;
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, &path)?;
         Ok(path)
     }
 }
@@ -230,8 +245,14 @@ mod tests {
         r.push(entry(0, State::Scheduled));
         let dump = r.dump("train/g", 3, 4, "sim", "on request");
         let dir = tempfile::tempdir().unwrap();
-        let path = FlightRecorder::dump_to(dir.path(), &dump).unwrap();
-        assert!(path.ends_with("train_g-rank3.json"));
+        let path = FlightRecorder::dump_to(dir.path(), &dump, 7).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.starts_with("train_g-rank3-") && name.ends_with("-7.json"),
+            "{name}"
+        );
+        let again = FlightRecorder::dump_to(dir.path(), &dump, 8).unwrap();
+        assert_ne!(path, again, "a later dump never overwrites an earlier one");
         assert_eq!(Dump::read(&path).unwrap(), dump);
         assert!(
             Dump::read(&dir.path().join("missing.json"))

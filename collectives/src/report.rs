@@ -19,8 +19,11 @@ fn ranks_text(ranks: &[usize]) -> String {
 ///   issued all_reduce (count 4, f32) (train.rs:57)`
 /// - `all_reduce #9 (train.rs:57): issued by every rank, still pending on ranks 0,1`
 ///
-/// Ranks missing from `dumps` are reported once. Point-to-point operations are listed
-/// when they are still pending.
+/// Ranks missing from `dumps` are reported once, and never counted as having issued
+/// anything: `all_reduce #9 (a.rs:1): ranks 0,1,2 waiting; no dump from rank 3: it may
+/// not have issued it`. A rank with several dumps (each failure writes its own) is read
+/// from its earliest, the one that explains the first failure. Point-to-point
+/// operations are listed when they are still pending.
 pub fn hang_report(dumps: &[Dump]) -> Vec<String> {
     let mut lines = Vec::new();
     if dumps.is_empty() {
@@ -29,7 +32,12 @@ pub fn hang_report(dumps: &[Dump]) -> Vec<String> {
     let size = dumps.iter().map(|d| d.size).max().unwrap_or(0);
     let mut by_rank: BTreeMap<usize, &Dump> = BTreeMap::new();
     for d in dumps {
-        by_rank.insert(d.rank, d);
+        let keep = by_rank
+            .get(&d.rank)
+            .is_some_and(|e| e.dumped_ms <= d.dumped_ms);
+        if !keep {
+            by_rank.insert(d.rank, d);
+        }
     }
     let absent: Vec<usize> = (0..size).filter(|r| !by_rank.contains_key(r)).collect();
     if !absent.is_empty() {
@@ -109,11 +117,27 @@ pub fn hang_report(dumps: &[Dump]) -> Vec<String> {
             let Some(main) = main_entry else { continue };
             let head = format!("{} #{seq} ({})", main.op, main.call_site);
             if missing.is_empty() {
-                if kinds.len() == 1 {
+                if kinds.len() != 1 {
+                    continue;
+                }
+                let unknown: Vec<usize> = absent
+                    .iter()
+                    .copied()
+                    .filter(|r| !reported_missing.contains(r))
+                    .collect();
+                if absent.is_empty() {
                     lines.push(format!(
                         "{head}: issued by every rank, still pending on {}",
                         ranks_text(&pending)
                     ));
+                } else if !unknown.is_empty() {
+                    let pronoun = if unknown.len() == 1 { "it" } else { "they" };
+                    lines.push(format!(
+                        "{head}: {} waiting; no dump from {}: {pronoun} may not have issued it",
+                        ranks_text(&pending),
+                        ranks_text(&unknown)
+                    ));
+                    reported_missing.extend(unknown);
                 }
                 continue;
             }
@@ -242,6 +266,55 @@ mod tests {
             lines[0],
             "rank 2 issued all_gather (count 4, f32) at #7 (train.rs:60) where ranks 0,1,3 issued all_reduce \
              (count 4, f32) (train.rs:57)"
+        );
+    }
+
+    #[test]
+    fn a_rank_without_a_dump_is_never_said_to_have_issued_anything() {
+        use State::*;
+        let waiting = |rank| dump(rank, vec![e(9, "all_reduce", "a.rs:1", Scheduled)]);
+        let lines = hang_report(&[waiting(0), waiting(1), waiting(2)]);
+        assert_eq!(
+            lines,
+            vec![
+                "no dump from rank 3 (of 4): they are left out below",
+                "all_reduce #9 (a.rs:1): ranks 0,1,2 waiting; no dump from rank 3: it may not have \
+                 issued it"
+            ]
+        );
+        assert!(lines.iter().all(|l| !l.contains("every rank")));
+    }
+
+    #[test]
+    fn the_earliest_dump_of_a_rank_explains_the_first_failure() {
+        use State::*;
+        let mut first = dump(1, vec![e(6, "broadcast", "t.rs:41", Completed)]);
+        first.dumped_ms = 100;
+        // A later dump of the same rank after an aborted follow-up must not hide it.
+        let mut later = dump(
+            1,
+            vec![
+                e(6, "broadcast", "t.rs:41", Completed),
+                e(7, "all_reduce", "t.rs:57", Failed),
+            ],
+        );
+        later.dumped_ms = 200;
+        let waiting = |rank| {
+            dump(
+                rank,
+                vec![
+                    e(6, "broadcast", "t.rs:41", Completed),
+                    e(7, "all_reduce", "t.rs:57", TimedOut),
+                ],
+            )
+        };
+        let lines = hang_report(&[waiting(0), later, first, waiting(2), waiting(3)]);
+        assert_eq!(
+            lines,
+            vec![
+                "all_reduce #7 (t.rs:57): ranks 0,2,3 waiting; rank 1 never issued it (last: \
+                 broadcast #6 at t.rs:41)"
+            ]
         );
     }
 

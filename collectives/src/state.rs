@@ -1,10 +1,20 @@
 //! The state a process group shares with its works and its watchdog, and how a failure
-//! is applied: recorded, dumped, the policy carried out, the works concerned failed.
+//! is applied, in this order:
+//!
+//! 1. the policy: the group refuses new work (abort), or, under `Report`, refuses it
+//!    only when the stream or communicator failed (a late operation just fails);
+//! 2. the works concerned fail, which wakes their waiters (so whoever saw the error
+//!    sees the group refuse new work);
+//! 3. the communicator is aborted on a thread of its own (aborting waits for the
+//!    device, which must never hold up a waiter);
+//! 4. the flight record is dumped on a thread of its own (a stuck file system must not
+//!    hold up the policy, a wait or a drop), and the group's other ranks in this
+//!    process are asked to dump theirs.
 
 use std::collections::{HashMap, VecDeque};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use nccl_safe::{AbortHandle, Communicator, Device, DeviceBuffer, Event, Stream};
@@ -15,6 +25,11 @@ use crate::{Error, Result};
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `Instant::now() + timeout`, or `None` ("no deadline") when that overflows.
+pub(crate) fn deadline_after(timeout: Duration) -> Option<Instant> {
+    Instant::now().checked_add(timeout)
 }
 
 #[derive(Clone, Debug)]
@@ -46,6 +61,24 @@ impl WorkState {
             false
         }
     }
+
+    /// Wakes the work's waiters (its operation completed: they look again).
+    pub(crate) fn notify(&self) {
+        let _o = lock(&self.outcome);
+        self.changed.notify_all();
+    }
+}
+
+/// Why a group refuses new work.
+#[derive(Clone, Debug)]
+pub(crate) struct Refusal {
+    pub(crate) reason: String,
+}
+
+/// The thread issuing an operation right now, and where.
+pub(crate) struct Caller {
+    pub(crate) thread: ThreadId,
+    pub(crate) site: String,
 }
 
 pub(crate) struct Inner {
@@ -57,23 +90,51 @@ pub(crate) struct Inner {
     pub(crate) abort: AbortHandle,
     pub(crate) stream: Stream,
     pub(crate) recorder: FlightRecorder,
+    /// The next collective's sequence number (the warm-up is #0, users start at #1).
     pub(crate) seq: AtomicU64,
     pub(crate) p2p_seq: Mutex<HashMap<(usize, bool), u64>>,
     pub(crate) pending: Mutex<VecDeque<Arc<WorkState>>>,
-    pub(crate) aborted: Mutex<Option<String>>,
+    pub(crate) refused: Mutex<Option<Refusal>>,
     pub(crate) ready: AtomicBool,
     pub(crate) barrier: Mutex<Option<DeviceBuffer<u8>>>,
+    /// The thread inside an issuing call, if any (concurrent use is refused).
+    pub(crate) issuing: Mutex<Option<Caller>>,
+    /// The thread that issued last (switching threads with work in flight is refused).
+    pub(crate) last_issuer: Mutex<Option<Caller>>,
+    /// The group's id, shared by its ranks in this process (for dump requests).
+    pub(crate) peers_key: Option<[u8; 128]>,
+    pub(crate) dumps: AtomicU64,
+}
+
+type Registry = Mutex<HashMap<[u8; 128], Vec<Weak<Inner>>>>;
+
+/// The groups of this process, by id, so that a failing rank can ask its peers here to
+/// dump their flight records too.
+fn registry() -> &'static Registry {
+    static R: OnceLock<Registry> = OnceLock::new();
+    R.get_or_init(Default::default)
 }
 
 impl Inner {
-    pub(crate) fn group_aborted(&self) -> Option<Error> {
-        lock(&self.aborted)
-            .as_ref()
-            .map(|reason| Error::GroupAborted {
-                group: self.options.name.clone(),
-                rank: self.rank,
-                reason: reason.clone(),
-            })
+    /// Registers this rank so that peers in this process can ask it to dump.
+    pub(crate) fn register(self: &Arc<Inner>) {
+        if let Some(key) = self.peers_key {
+            let mut r = lock(registry());
+            let list = r.entry(key).or_default();
+            list.retain(|w| w.strong_count() > 0);
+            list.push(Arc::downgrade(self));
+        }
+    }
+
+    /// The error refusing a new operation `op` at `site`, if the group refuses work.
+    pub(crate) fn refusal(&self, op: &str, site: &str) -> Option<Error> {
+        lock(&self.refused).as_ref().map(|r| Error::GroupAborted {
+            group: self.options.name.clone(),
+            rank: self.rank,
+            op: op.to_string(),
+            call_site: site.to_string(),
+            reason: r.reason.clone(),
+        })
     }
 
     pub(crate) fn timeout_error(&self, w: &WorkState, waited: Duration) -> Error {
@@ -87,6 +148,29 @@ impl Inner {
         }
     }
 
+    /// The error of work `w` that failed with `text` (a mismatch when the driver says
+    /// so).
+    pub(crate) fn failed_error(&self, w: &WorkState, text: String) -> Error {
+        if text.contains("mismatch in ") {
+            return Error::Mismatch {
+                group: self.options.name.clone(),
+                rank: self.rank,
+                op: w.op.clone(),
+                seq: w.seq,
+                call_site: w.call_site.clone(),
+                detail: text,
+            };
+        }
+        Error::Failed {
+            group: self.options.name.clone(),
+            rank: self.rank,
+            op: w.op.clone(),
+            seq: w.seq,
+            call_site: w.call_site.clone(),
+            reason: text,
+        }
+    }
+
     /// Looks at one work: settles it when done or failed; `Ok(true)` when done.
     pub(crate) fn observe(&self, w: &WorkState) -> Result<bool> {
         match lock(&w.outcome).clone() {
@@ -94,20 +178,12 @@ impl Inner {
             Outcome::Failed(e) => return Err(e),
             Outcome::Pending => {}
         }
-        let failed = |reason: String| Error::Failed {
-            group: self.options.name.clone(),
-            rank: self.rank,
-            op: w.op.clone(),
-            seq: w.seq,
-            call_site: w.call_site.clone(),
-            reason,
-        };
         match w.event.query() {
             Ok(true) => {
                 // The event completes even after a failed operation on the sim: the
                 // stream's sticky error tells.
                 if let Err(e) = self.stream.query() {
-                    let err = failed(e.to_string());
+                    let err = self.failed_error(w, e.to_string());
                     self.fail(Some(w), err.clone(), "asynchronous error");
                     return Err(err);
                 }
@@ -119,23 +195,43 @@ impl Inner {
             Ok(false) => match self.comm.async_error() {
                 Ok(None) => Ok(false),
                 Ok(Some(e)) | Err(e) => {
-                    let err = failed(e.to_string());
+                    let err = self.failed_error(w, e.to_string());
                     self.fail(Some(w), err.clone(), "asynchronous error");
                     Err(err)
                 }
             },
             Err(e) => {
-                let err = failed(e.to_string());
+                let err = self.failed_error(w, e.to_string());
                 self.fail(Some(w), err.clone(), "asynchronous error");
                 Err(err)
             }
         }
     }
 
-    /// A failure: record and dump it, apply the policy, fail the works concerned.
+    /// A failure: the policy first, then the works (their waiters wake), then the
+    /// communicator's abort and the dumps in the background.
     pub(crate) fn fail(&self, culprit: Option<&WorkState>, err: Error, why: &str) {
         if let Some(w) = culprit {
-            let state = if matches!(err, Error::Timeout { .. }) {
+            if !matches!(*lock(&w.outcome), Outcome::Pending) {
+                return; // already settled: reported once
+            }
+        }
+        let timeout = matches!(err, Error::Timeout { .. });
+        let first_abort = match self.options.on_error {
+            ErrorPolicy::Abort => self.refuse(err.to_string()),
+            // Report keeps the group for a late operation; a failed stream or
+            // communicator cannot run anything again (the sim's and CUDA's errors are
+            // sticky), so it refuses new work, saying why.
+            ErrorPolicy::Report if !timeout => {
+                self.refuse(format!(
+                    "an operation failed and the communication stream cannot be used again: {err}"
+                ));
+                false
+            }
+            ErrorPolicy::Report => false,
+        };
+        if let Some(w) = culprit {
+            let state = if timeout {
                 State::TimedOut
             } else {
                 State::Failed
@@ -143,26 +239,40 @@ impl Inner {
             self.recorder.set_state(w.entry, state);
             w.settle(Outcome::Failed(err.clone()));
         }
+        if first_abort {
+            self.fail_pending(&err.to_string());
+            let abort = self.abort.clone();
+            let name = self.options.name.clone();
+            let spawned = std::thread::Builder::new()
+                .name("nccl-rs-abort".into())
+                .spawn(move || {
+                    if let Err(e) = abort.abort() {
+                        log::error!("group {name}: abort: {e}");
+                    }
+                });
+            if spawned.is_err() {
+                let _ = self.abort.abort();
+            }
+        }
         log::error!("{err}");
         self.dump(&format!("{why}: {err}"));
-        if self.options.on_error == ErrorPolicy::Abort {
-            self.abort_group(&err.to_string());
+        if timeout {
+            self.ask_peers_to_dump(&err);
         }
     }
 
-    /// Aborts the communicator (once), fails every pending work, refuses new ones.
-    pub(crate) fn abort_group(&self, reason: &str) {
-        let first = {
-            let mut a = lock(&self.aborted);
-            let first = a.is_none();
-            a.get_or_insert_with(|| reason.to_string());
-            first
-        };
-        if first {
-            if let Err(e) = self.abort.abort() {
-                log::error!("group {}: abort failed: {e}", self.options.name);
-            }
+    /// Refuses new work from now on; `true` the first time.
+    pub(crate) fn refuse(&self, reason: String) -> bool {
+        let mut r = lock(&self.refused);
+        if r.is_some() {
+            return false;
         }
+        *r = Some(Refusal { reason });
+        true
+    }
+
+    /// Fails every pending work as aborted (their waiters wake).
+    pub(crate) fn fail_pending(&self, reason: &str) {
         let pending: Vec<_> = lock(&self.pending).drain(..).collect();
         for w in pending {
             let aborted = Error::Aborted {
@@ -179,25 +289,59 @@ impl Inner {
         }
     }
 
-    pub(crate) fn dump(&self, reason: &str) -> Option<PathBuf> {
-        let dir = self.options.dump_dir.as_ref()?;
+    /// Aborts the group now (local): refuses new work, fails the pending, aborts the
+    /// communicator in the background.
+    pub(crate) fn abort_group(&self, reason: &str) {
+        if self.refuse(reason.to_string()) {
+            self.fail_pending(reason);
+            let abort = self.abort.clone();
+            let _ = std::thread::Builder::new()
+                .name("nccl-rs-abort".into())
+                .spawn(move || {
+                    let _ = abort.abort();
+                });
+        } else {
+            self.fail_pending(reason);
+        }
+    }
+
+    /// Writes the flight record to the dump folder, if one is configured, on a thread
+    /// of its own (never waited for). Every dump has a file of its own.
+    pub(crate) fn dump(&self, reason: &str) {
+        let Some(dir) = self.options.dump_dir.clone() else {
+            return;
+        };
         let dump = self.snapshot(reason);
-        match FlightRecorder::dump_to(dir, &dump) {
-            Ok(path) => {
-                log::error!(
-                    "group {}: flight recorder dumped to {}",
-                    self.options.name,
-                    path.display()
-                );
-                Some(path)
-            }
-            Err(e) => {
-                log::error!(
-                    "group {}: flight recorder dump failed: {e}",
-                    self.options.name
-                );
-                None
-            }
+        let n = self.dumps.fetch_add(1, Ordering::Relaxed);
+        let name = self.options.name.clone();
+        let spawned = std::thread::Builder::new()
+            .name("nccl-rs-dump".into())
+            .spawn(move || match FlightRecorder::dump_to(&dir, &dump, n) {
+                Ok(path) => {
+                    log::error!("group {name}: flight recorder dumped to {}", path.display())
+                }
+                Err(e) => log::error!("group {name}: flight recorder dump failed: {e}"),
+            });
+        if let Err(e) = spawned {
+            log::error!(
+                "group {}: cannot start a dump thread: {e}",
+                self.options.name
+            );
+        }
+    }
+
+    /// Asks the group's other ranks in this process to dump (their records show what
+    /// they had issued when this rank gave up).
+    fn ask_peers_to_dump(&self, err: &Error) {
+        let Some(key) = self.peers_key else {
+            return;
+        };
+        let peers: Vec<Arc<Inner>> = lock(registry())
+            .get(&key)
+            .map(|l| l.iter().filter_map(Weak::upgrade).collect())
+            .unwrap_or_default();
+        for p in peers.iter().filter(|p| p.rank != self.rank) {
+            p.dump(&format!("rank {} of the group failed: {err}", self.rank));
         }
     }
 
@@ -218,6 +362,13 @@ impl Inner {
         self.comm.wait_ready(self.options.timeout)?;
         self.ready.store(true, Ordering::Release);
         Ok(())
+    }
+
+    /// Operations in flight (not yet seen complete).
+    pub(crate) fn in_flight(&self) -> usize {
+        let mut p = lock(&self.pending);
+        p.retain(|w| matches!(*lock(&w.outcome), Outcome::Pending));
+        p.len()
     }
 
     /// Waits, under the timeout, until fewer than the cap are in flight.
@@ -243,9 +394,15 @@ impl Inner {
                         waited: start.elapsed(),
                     });
                 }
-                let _ = w
-                    .event
-                    .synchronize_timeout(left.min(Duration::from_millis(20)));
+                {
+                    // Woken when the oldest completes (or fails).
+                    let o = lock(&w.outcome);
+                    if matches!(*o, Outcome::Pending) && !matches!(w.event.query(), Ok(true)) {
+                        let _ = w
+                            .changed
+                            .wait_timeout(o, left.min(Duration::from_millis(50)));
+                    }
+                }
                 let _ = self.observe(&w);
             }
         }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use nccl_safe::Stream;
 
 use crate::Result;
-use crate::state::{Inner, Outcome, WorkState, lock};
+use crate::state::{Inner, Outcome, WorkState, deadline_after, lock};
 
 /// How to wait for a [`Work`], chosen at run time.
 #[derive(Clone, Copy, Debug)]
@@ -83,23 +83,32 @@ impl Work {
     /// # Errors
     ///
     /// [`Error::Timeout`](crate::Error::Timeout), [`Error::Aborted`](crate::Error::Aborted), [`Error::Failed`](crate::Error::Failed).
+    ///
+    /// The thread wakes when the operation completes (the driver signals it: at once
+    /// on the sim; on cuda the device's event poller, within 20 µs to 1 ms), when the
+    /// group aborts, or at the deadline; it never sleeps on a polling tick.
+    /// `Duration::MAX` waits without a deadline.
     pub fn wait_host(&self, timeout: Duration) -> Result<()> {
-        let deadline = Instant::now() + timeout;
+        let deadline = deadline_after(timeout);
         loop {
             if self.group.observe(&self.state)? {
                 return Ok(());
             }
             let now = Instant::now();
-            if now >= deadline {
+            if deadline.is_some_and(|d| now >= d) {
                 let err = self.group.timeout_error(&self.state, timeout);
                 self.group
                     .fail(Some(&self.state), err.clone(), "host-wait timed out");
                 return Err(err);
             }
-            let slice = (deadline - now).min(Duration::from_millis(5));
             let o = lock(&self.state.outcome);
-            if matches!(*o, Outcome::Pending) {
-                let _ = self.state.changed.wait_timeout(o, slice);
+            if matches!(*o, Outcome::Pending) && !matches!(self.state.event.query(), Ok(true)) {
+                // Bounded slices only so that a peer's remote failure is also noticed.
+                let slice = deadline.map_or(Duration::from_millis(100), |d| d - now);
+                let _ = self
+                    .state
+                    .changed
+                    .wait_timeout(o, slice.min(Duration::from_millis(100)));
             }
         }
     }
@@ -173,9 +182,12 @@ impl WorkSet {
     ///
     /// The first failure or timeout.
     pub fn wait_host(&self, timeout: Duration) -> Result<()> {
-        let deadline = Instant::now() + timeout;
+        let deadline = deadline_after(timeout);
         for w in &self.works {
-            w.wait_host(deadline.saturating_duration_since(Instant::now()))?;
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            w.wait_host(left)?;
         }
         Ok(())
     }

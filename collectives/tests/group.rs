@@ -56,6 +56,36 @@ fn on_ranks<R: Send + 'static>(
         .collect()
 }
 
+/// Every dump of `group` in `dir`, once each of `ranks` ranks has written at least one
+/// (dumps are written in the background).
+fn dumps_of(dir: &std::path::Path, group: &str, ranks: usize) -> Vec<collectives::Dump> {
+    let start = Instant::now();
+    loop {
+        let dumps: Vec<collectives::Dump> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.extension().is_some_and(|x| x == "json")
+                    && p.file_name()
+                        .unwrap()
+                        .to_string_lossy()
+                        .starts_with(&format!("{group}-rank"))
+            })
+            .map(|p| collectives::Dump::read(&p).unwrap())
+            .collect();
+        if (0..ranks).all(|r| dumps.iter().any(|d| d.rank == r)) {
+            return dumps;
+        }
+        assert!(
+            start.elapsed() < PATIENCE,
+            "dumps of {group}: {} files",
+            dumps.len()
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
 type Shared<T> = Arc<Mutex<Option<T>>>;
 
 fn channel_pair() -> (Shared<mpsc::Sender<bool>>, Shared<mpsc::Receiver<bool>>) {
@@ -269,9 +299,12 @@ fn the_watchdog_fails_every_pending_work_of_a_missing_peer_and_writes_a_dump() {
         );
         tx.lock().unwrap().take().unwrap().send(true).unwrap();
     });
-    let dump =
-        collectives::Dump::read(&dir.path().join("wd-rank0.json")).expect("a dump was written");
-    assert_eq!(dump.rank, 0);
+    let dumps = dumps_of(dir.path(), "wd", 1);
+    let dump = dumps
+        .iter()
+        .filter(|d| d.rank == 0)
+        .min_by_key(|d| d.dumped_ms)
+        .expect("a dump was written");
     assert!(dump.reason.contains("watchdog timeout"), "{}", dump.reason);
     assert!(dump.entries.iter().any(|e| e.state == State::TimedOut));
 }
@@ -304,9 +337,7 @@ fn the_hang_report_names_the_rank_that_skipped_a_collective_and_a_mismatch() {
         assert!(w.wait_host(PATIENCE).is_err(), "rank 1 never arrives");
     });
     let (bl, al) = *lines_of_sites.lock().unwrap();
-    let dumps: Vec<_> = (0..4)
-        .map(|r| collectives::Dump::read(&dir.path().join(format!("hang-rank{r}.json"))).unwrap())
-        .collect();
+    let dumps = dumps_of(dir.path(), "hang", 4);
     let lines = hang_report(&dumps);
     let file = file!();
     let expected = format!(
@@ -346,11 +377,7 @@ fn the_hang_report_names_the_rank_that_skipped_a_collective_and_a_mismatch() {
         }
         pg.dump_flight_record("after the mismatch");
     });
-    let dumps: Vec<_> = (0..4)
-        .map(|r| {
-            collectives::Dump::read(&dir2.path().join(format!("mismatch-rank{r}.json"))).unwrap()
-        })
-        .collect();
+    let dumps = dumps_of(dir2.path(), "mismatch", 4);
     let lines = hang_report(&dumps);
     assert!(
         lines

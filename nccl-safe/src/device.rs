@@ -6,19 +6,31 @@ use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::Result;
-use crate::driver::{DeviceImpl, DriverKind, StreamImpl, selected_driver};
+use crate::driver::host_fn::{self, Deferred};
+use crate::driver::{DeviceImpl, DriverKind, SharedEvent, StreamImpl, selected_driver};
 
 /// A device's internal stream, which orders its allocations and frees, and the
 /// stream's identity for buffer tracking.
 pub(crate) struct InternalStream {
-    pub imp: StreamImpl,
+    pub imp: Deferred<StreamImpl>,
     pub id: u64,
 }
 
+/// Memory whose buffer was dropped while work still used it: freed once that work
+/// completes, never by making a stream wait (Decision 3: nothing unrelated ever queues
+/// behind a late peer's work).
+struct PendingFree {
+    ptr: u64,
+    events: Vec<SharedEvent>,
+}
+
 pub(crate) struct DeviceInner {
-    pub imp: DeviceImpl,
-    /// The internal stream that orders allocations and frees.
+    pub imp: Deferred<DeviceImpl>,
+    /// The internal stream that orders allocations and frees. It never waits for
+    /// anything, so allocations never queue behind other work.
     internal: OnceLock<Result<Arc<InternalStream>>>,
+    /// Frees waiting for their buffers' last uses.
+    frees: Mutex<Vec<PendingFree>>,
 }
 
 /// A GPU, real or simulated. Cheap to clone; clones are the same device.
@@ -85,8 +97,9 @@ impl Device {
             return Ok(Device { inner });
         }
         let inner = Arc::new(DeviceInner {
-            imp: DeviceImpl::open(driver, ordinal)?,
+            imp: Deferred::new(DeviceImpl::open(driver, ordinal)?),
             internal: OnceLock::new(),
+            frees: Mutex::new(Vec::new()),
         });
         map.insert((driver, ordinal), Arc::downgrade(&inner));
         Ok(Device { inner })
@@ -132,6 +145,7 @@ impl Device {
     /// Bytes of device memory in use by this process's buffers (sim only: the CUDA
     /// driver's pools do not say; `None` there).
     pub fn memory_in_use(&self) -> Option<usize> {
+        self.sweep_frees();
         self.inner.imp.memory_in_use()
     }
 
@@ -143,15 +157,84 @@ impl Device {
                 // The internal stream does not hold the `Device` (that would be a
                 // cycle); its users carry the device themselves.
                 Ok(Arc::new(InternalStream {
-                    imp: self.inner.imp.new_stream(true, 0)?,
+                    imp: Deferred::new(self.inner.imp.new_stream(true, 0)?),
                     id: crate::stream::next_stream_id(),
                 }))
             })
             .clone()
     }
 
+    /// Frees `ptr` once `events` (its buffer's last uses) have completed: at once when
+    /// they have; else when the driver reports their completion (sim), or at the next
+    /// allocation, free or memory query on this device (cuda). No stream waits.
+    pub(crate) fn free_after(&self, ptr: u64, events: Vec<SharedEvent>) {
+        if events.iter().all(|e| matches!(e.query(), Ok(true))) {
+            self.free_now(ptr);
+            return;
+        }
+        let watch: Vec<SharedEvent> = events.clone();
+        crate::sync::lock(&self.inner.frees).push(PendingFree { ptr, events });
+        for e in watch {
+            let weak = Arc::downgrade(&self.inner);
+            let sweep = Box::new(move || {
+                if let Some(inner) = weak.upgrade() {
+                    Device { inner }.sweep_frees();
+                }
+            });
+            if e.on_complete(sweep).is_err() {
+                break; // cuda: swept on the next use of the device
+            }
+        }
+    }
+
+    /// Frees every pending free whose uses have completed.
+    pub(crate) fn sweep_frees(&self) {
+        let ready: Vec<u64> = {
+            let mut frees = crate::sync::lock(&self.inner.frees);
+            let mut ready = Vec::new();
+            frees.retain(|f| {
+                let done = f.events.iter().all(|e| matches!(e.query(), Ok(true)));
+                if done {
+                    ready.push(f.ptr);
+                }
+                !done
+            });
+            ready
+        };
+        for ptr in ready {
+            self.free_now(ptr);
+        }
+    }
+
+    fn free_now(&self, ptr: u64) {
+        let result = self.internal_stream().and_then(|s| s.imp.free(ptr));
+        if let Err(e) = result {
+            log::warn!("{self}: freeing {ptr:#x} failed: {e}");
+        }
+    }
+
     pub(crate) fn same_as(&self, other: &Device) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Drop for DeviceInner {
+    fn drop(&mut self) {
+        // The last handle: every buffer and stream is gone. Free what still waited for
+        // work that outlived its streams (bounded; leaked rather than hang).
+        let frees = std::mem::take(self.frees.get_mut().unwrap_or_else(|e| e.into_inner()));
+        let Some(Ok(internal)) = self.internal.get() else {
+            return;
+        };
+        for f in frees {
+            let done = f.events.iter().all(|e| {
+                e.synchronize(Some(std::time::Duration::from_secs(5)))
+                    .is_ok()
+            });
+            if done && !host_fn::inside() {
+                let _ = internal.imp.free(f.ptr);
+            }
+        }
     }
 }
 

@@ -192,6 +192,15 @@ pub enum Error {
         /// Why no driver was chosen.
         reason: String,
     },
+    /// A peer failed: its process died, or it aborted its communicator (NCCL's
+    /// `ncclRemoteError`). Names the rank (and, on the sim, its pid).
+    #[error("remote failure of rank {rank}: {reason}")]
+    Remote {
+        /// The peer that failed.
+        rank: usize,
+        /// What happened to it.
+        reason: String,
+    },
     /// The driver cannot do this.
     #[error("{driver} driver: {what} is not supported")]
     Unsupported {

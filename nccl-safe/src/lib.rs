@@ -40,7 +40,9 @@ mod stream;
 mod sync;
 mod version;
 
-pub use comm::{AbortHandle, Communicator, Config, Group, ReduceOp, UniqueId, group};
+pub use comm::{
+    AbortHandle, Communicator, Config, Group, ReduceOp, UniqueId, group, with_call_label,
+};
 pub use device::Device;
 pub use driver::{DriverKind, DriverSelection, selected_driver};
 pub use dtype::{DType, DataType};

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use nccl_sys as sys;
 
-use crate::driver::{EventImpl, GateImpl, StreamImpl};
+use crate::driver::host_fn::Deferred;
+use crate::driver::{EventImpl, GateImpl, SharedEvent, StreamImpl};
 use crate::{Device, Error, Result};
 
 /// A number that identifies a stream for buffer tracking while it lives.
@@ -18,13 +19,13 @@ pub(crate) fn next_stream_id() -> u64 {
 
 pub(crate) struct StreamInner {
     pub device: Device,
-    pub imp: StreamImpl,
+    pub imp: Deferred<StreamImpl>,
     pub id: u64,
 }
 
 impl StreamInner {
     /// Records a fresh event after everything enqueued so far.
-    pub fn record_new(&self) -> Result<Arc<EventImpl>> {
+    pub fn record_new(&self) -> Result<SharedEvent> {
         self.imp.record_new()
     }
 
@@ -88,7 +89,7 @@ impl Stream {
         Ok(Stream {
             inner: Arc::new(StreamInner {
                 device: device.clone(),
-                imp,
+                imp: Deferred::new(imp),
                 id: next_stream_id(),
             }),
         })
@@ -111,7 +112,7 @@ impl Stream {
         Ok(Stream {
             inner: Arc::new(StreamInner {
                 device: device.clone(),
-                imp,
+                imp: Deferred::new(imp),
                 id: next_stream_id(),
             }),
         })
@@ -166,6 +167,28 @@ impl Stream {
     /// A driver error enqueueing it.
     pub fn launch_host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
         self.inner.imp.launch_host_fn(Box::new(f))
+    }
+
+    /// Runs `f` once all work enqueued so far has completed, on a driver thread (the
+    /// sim's stream worker, which passes the point; on cuda, the device's event poller,
+    /// which spins briefly and then polls every 20 µs to 1 ms). The stream never waits
+    /// for `f` (unlike a host function), so `f` must be quick: wake a thread, set a
+    /// flag, send on a channel. It runs even if the work failed.
+    ///
+    /// ```
+    /// use nccl_safe::{Device, Stream};
+    /// let stream = Stream::new(&Device::sim(0)?)?;
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// stream.on_complete(move || tx.send("done").unwrap())?;
+    /// assert_eq!(rx.recv().unwrap(), "done");
+    /// # Ok::<(), nccl_safe::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A driver error recording the point.
+    pub fn on_complete(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        self.inner.imp.on_complete(Box::new(f))
     }
 
     /// Records a new event after all work enqueued so far.
@@ -241,7 +264,7 @@ pub(crate) fn check_same_device(
 /// ```
 pub struct Event {
     device: Device,
-    imp: EventImpl,
+    imp: Deferred<EventImpl>,
     timing: bool,
 }
 
@@ -256,7 +279,7 @@ impl Event {
         let imp = device.inner.imp.new_event(timing)?;
         Ok(Event {
             device: device.clone(),
-            imp,
+            imp: Deferred::new(imp),
             timing,
         })
     }
@@ -345,7 +368,7 @@ impl fmt::Debug for Event {
 /// ```
 pub struct Gate {
     device: Device,
-    imp: GateImpl,
+    imp: Deferred<GateImpl>,
 }
 
 impl Gate {
@@ -358,7 +381,7 @@ impl Gate {
         let imp = device.inner.imp.new_gate()?;
         Ok(Gate {
             device: device.clone(),
-            imp,
+            imp: Deferred::new(imp),
         })
     }
 

@@ -610,8 +610,10 @@ fn a_collective_that_needs_a_destroyed_rank_fails_instead_of_hanging() {
         .all_reduce_in_place(&mut x, ReduceOp::Sum, &s)
         .unwrap();
     let e = expect_err(s.synchronize_timeout(PATIENCE), "peer destroyed");
+    let pid = std::process::id();
     assert!(
-        e.to_string().contains("rank 1 destroyed its communicator"),
+        e.to_string()
+            .contains(&format!("rank 1 (pid {pid}) destroyed its communicator")),
         "{e}"
     );
 }
@@ -789,9 +791,10 @@ fn a_group_fuses_all_reduces_and_an_error_inside_still_ends_it() {
 }
 
 #[test]
-fn sends_to_each_other_outside_a_group_deadlock_as_in_nccl() {
-    // Both ranks send first: NCCL's sends wait for their receivers, so this hangs.
-    // The sim models it (the streams stay held); then each aborts.
+fn sends_to_each_other_outside_a_group_deadlock_as_in_nccl_and_the_sim_names_the_cycle() {
+    // Both ranks send first: NCCL's sends wait for their receivers, so this hangs. The
+    // sim sees the cycle (each receive is queued behind its rank's own blocked send on
+    // the same stream) and fails both streams, naming the ranks, within a second.
     let out = on_ranks(
         DriverKind::Sim,
         2,
@@ -803,15 +806,75 @@ fn sends_to_each_other_outside_a_group_deadlock_as_in_nccl() {
             comm.wait_ready(PATIENCE).unwrap();
             comm.send(&x, 1 - rank, &s).unwrap();
             comm.recv(&mut y, 1 - rank, &s).unwrap();
-            let held = matches!(
-                s.synchronize_timeout(Duration::from_millis(200)),
-                Err(Error::Timeout { .. })
-            );
+            let start = std::time::Instant::now();
+            let e = s.synchronize_timeout(PATIENCE).unwrap_err().to_string();
+            let took = start.elapsed();
             comm.abort_handle().unwrap().abort().unwrap();
-            held
+            (e, took)
         },
     );
-    assert_eq!(out, vec![true, true]);
+    let pid = std::process::id();
+    for (e, took) in out {
+        assert!(
+            e.contains("deadlock")
+                && e.contains(&format!("rank 0 (pid {pid})"))
+                && e.contains(&format!("rank 1 (pid {pid})")),
+            "{e}"
+        );
+        assert!(took < Duration::from_secs(1), "reported after {took:?}");
+    }
+}
+
+#[test]
+fn a_ring_of_sends_before_receives_is_a_reported_deadlock_and_a_self_send_is_refused_at_the_call() {
+    // NCCL's ring example without its group: every rank sends to the next before it
+    // receives from the previous, all on one stream.
+    let out = on_ranks(
+        DriverKind::Sim,
+        3,
+        Config::new().blocking(false),
+        |rank, dev, comm| {
+            let s = Stream::new(&dev).unwrap();
+            let x = DeviceBuffer::from_slice(&s, &[rank as i64; 8]).unwrap();
+            let mut y = DeviceBuffer::<i64>::alloc(&dev, 8).unwrap();
+            comm.wait_ready(PATIENCE).unwrap();
+            comm.send(&x, (rank + 1) % 3, &s).unwrap();
+            comm.recv(&mut y, (rank + 2) % 3, &s).unwrap();
+            let e = s.synchronize_timeout(PATIENCE).unwrap_err().to_string();
+            comm.abort_handle().unwrap().abort().unwrap();
+            e
+        },
+    );
+    for e in out {
+        assert!(e.contains("deadlock"), "{e}");
+        for r in 0..3 {
+            assert!(
+                e.contains(&format!("rank {r} (pid")),
+                "names every rank: {e}"
+            );
+        }
+    }
+    // A send to itself then its receive, on one stream: refused at the receive.
+    let dev = Device::sim(3).unwrap();
+    let comm = Communicator::init_all(std::slice::from_ref(&dev), &Config::new().blocking(false))
+        .unwrap()
+        .pop()
+        .unwrap();
+    let s = Stream::new(&dev).unwrap();
+    let x = DeviceBuffer::from_slice(&s, &[1u8; 4]).unwrap();
+    let mut y = DeviceBuffer::<u8>::alloc(&dev, 4).unwrap();
+    comm.send(&x, 0, &s).unwrap();
+    let e = expect_err(comm.recv(&mut y, 0, &s), "self receive behind the send");
+    assert!(
+        matches!(e, Error::InvalidUsage { .. }) && e.to_string().contains("deadlock"),
+        "{e}"
+    );
+    let e = expect_err(
+        s.synchronize_timeout(PATIENCE),
+        "the send's receive was refused",
+    );
+    assert!(e.to_string().contains("receive failed"), "{e}");
+    comm.abort_handle().unwrap().abort().unwrap();
 }
 
 #[test]
@@ -875,13 +938,23 @@ mod size_one {
         let mut x = DeviceBuffer::from_slice(&s, &[1i32; 16]).unwrap();
         s.wait_gate(&gate).unwrap();
         comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+        // The gate's rule: aborting frees memory, which waits for all work on the
+        // device, including the gated stream. Arm a thread to open it first.
+        let gate = Arc::new(gate);
+        let opener = {
+            let gate = gate.clone();
+            thread::spawn(move || {
+                thread::sleep(Duration::from_millis(50));
+                gate.open();
+            })
+        };
         comm.abort_handle().unwrap().abort().unwrap();
+        opener.join().unwrap();
         let e = expect_err(
             comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s),
             "after abort",
         );
         assert!(matches!(e, Error::Aborted { .. }), "{e}");
-        gate.open();
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::config::Config;
 use super::id::UniqueId;
 use super::op::{LaunchOp, OpDesc};
-use crate::driver::{CommImpl, DeviceImpl, DriverKind, EventImpl};
+use crate::driver::{CommImpl, DeviceImpl, DriverKind, SharedEvent};
 use crate::memory::alloc::OwnedUse;
 use crate::memory::tracker::{Use, enqueue};
 use crate::stream::check_same_device;
@@ -32,6 +32,7 @@ impl Call {
                 send_len: 0,
                 recv: None,
                 scalar: None,
+                label: super::label::current(),
             },
             uses,
         }
@@ -71,7 +72,7 @@ pub(crate) struct CommInner {
     aborted: AtomicBool,
     closed: AtomicBool,
     /// Events after each launch: the work still outstanding.
-    pub(super) pending: Mutex<Vec<Arc<EventImpl>>>,
+    pub(super) pending: Mutex<Vec<SharedEvent>>,
 }
 
 impl CommInner {
@@ -164,7 +165,7 @@ impl CommInner {
         if self.aborted.swap(true, Ordering::AcqRel) || self.closed.load(Ordering::Acquire) {
             return Ok(());
         }
-        self.imp.abort()
+        self.imp.abort(self.config.teardown_timeout)
     }
 
     /// Waits for outstanding work up to the teardown deadline.
@@ -194,7 +195,7 @@ impl CommInner {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
-        self.imp.destroy()
+        self.imp.destroy(self.config.teardown_timeout)
     }
 
     /// Decision 8: finalize under a deadline, then destroy; on error or deadline,
@@ -396,7 +397,7 @@ impl Communicator {
         let n = devices.len();
         let nonblocking = config.clone().blocking(false);
         if devices[0].driver() == DriverKind::Cuda {
-            let imps: Vec<&DeviceImpl> = devices.iter().map(|d| &d.inner.imp).collect();
+            let imps: Vec<&DeviceImpl> = devices.iter().map(|d| &*d.inner.imp).collect();
             let raw = crate::driver::init_cuda_comms(&imps, id.as_bytes(), &nonblocking)?;
             let comms: Vec<Communicator> = raw
                 .into_iter()

@@ -151,7 +151,7 @@ fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Resu
         .iter()
         .zip(&ops)
         .map(|((comm, stream, _), ops)| {
-            (&comm.imp, &stream.inner.imp, ops.as_slice(), &comm.config)
+            (&comm.imp, &*stream.inner.imp, ops.as_slice(), &comm.config)
         })
         .collect();
     crate::driver::launch_cuda_group(&launches)?;

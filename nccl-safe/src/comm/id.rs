@@ -5,6 +5,9 @@ use std::time::Instant;
 
 use crate::{Error, Result};
 
+/// The first bytes of every id made for the sim driver.
+pub(crate) const SIM_MAGIC: &[u8; 8] = b"ncclrsim";
+
 /// The 128 bytes that name a communicator's rendezvous. Rank 0 creates it and sends
 /// it to the others out of band.
 ///
@@ -49,7 +52,7 @@ impl UniqueId {
             h.write_u128(Instant::now().elapsed().as_nanos());
             chunk.copy_from_slice(&h.finish().to_le_bytes());
         }
-        bytes[..8].copy_from_slice(b"ncclrsim");
+        bytes[..8].copy_from_slice(SIM_MAGIC);
         UniqueId(bytes)
     }
 

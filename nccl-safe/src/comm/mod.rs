@@ -11,7 +11,8 @@ mod collectives;
 mod communicator;
 pub(crate) mod config;
 mod group;
-mod id;
+pub(crate) mod id;
+mod label;
 pub(crate) mod op;
 
 pub use collectives::ReduceOp;
@@ -19,3 +20,4 @@ pub use communicator::{AbortHandle, Communicator};
 pub use config::Config;
 pub use group::{Group, group};
 pub use id::UniqueId;
+pub use label::with_call_label;

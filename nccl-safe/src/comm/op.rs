@@ -23,6 +23,20 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in a fixed order (the sim packs kinds by position).
+    pub(crate) const ALL: [Kind; 10] = [
+        Kind::AllReduce,
+        Kind::Broadcast,
+        Kind::Reduce,
+        Kind::AllGather,
+        Kind::ReduceScatter,
+        Kind::AllToAll,
+        Kind::Gather,
+        Kind::Scatter,
+        Kind::Send,
+        Kind::Recv,
+    ];
+
     pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::AllReduce => "all_reduce",
@@ -119,6 +133,9 @@ pub(crate) struct LaunchOp {
     pub recv: Option<u64>,
     /// Device address of a PreMulSum scalar that lives on the device.
     pub scalar: Option<u64>,
+    /// The caller's label (e.g. `all_reduce #7 at train.rs:57`), for messages that
+    /// name both sides of a mismatch; empty when none was set.
+    pub label: String,
 }
 
 #[cfg(test)]

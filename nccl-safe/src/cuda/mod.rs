@@ -11,6 +11,7 @@
 
 pub(crate) mod comm;
 mod kernels;
+pub(crate) mod poller;
 pub(crate) mod ptx;
 mod stream;
 
@@ -62,6 +63,8 @@ pub(crate) struct CudaDevice {
     pinned_cache: Mutex<std::collections::HashMap<usize, Vec<usize>>>,
     /// Serialises every NCCL call on this device (Decision 7).
     nccl: Mutex<()>,
+    /// Runs completion callbacks (`poller.rs`).
+    pub(crate) poller: poller::PollerCell,
 }
 
 // SAFETY: a primary context may be made current and used on any thread; the handles
@@ -99,6 +102,7 @@ impl CudaDevice {
             kernels: OnceLock::new(),
             pinned_cache: Default::default(),
             nccl: Mutex::new(()),
+            poller: Default::default(),
         };
         // Load the built-in kernels now: loading a module later, while some stream
         // is held back by a gate or a late peer, could synchronise the context.

@@ -8,6 +8,7 @@
 //! Over 600 lines on purpose: it is one table of `match`es, one per driver operation,
 //! and its value is that there is exactly one such table.
 
+pub(crate) mod host_fn;
 pub(crate) mod select;
 pub(crate) mod types;
 
@@ -25,6 +26,12 @@ use crate::sim::{SimDevice, SimEvent, SimGate, SimStream};
 use crate::{DType, Error, Result};
 
 pub use select::{DriverSelection, selected_driver};
+
+use host_fn::Deferred;
+
+/// An event shared by trackers and works; dropped in a host function, it is
+/// destroyed on the reaper thread instead (`host_fn`).
+pub(crate) type SharedEvent = Arc<Deferred<EventImpl>>;
 pub use types::DriverKind;
 pub(crate) use types::Elementwise;
 
@@ -46,15 +53,7 @@ impl DeviceImpl {
     pub fn open(driver: DriverKind, ordinal: usize) -> Result<DeviceImpl> {
         Ok(match driver {
             DriverKind::Cuda => DeviceImpl::Cuda(Arc::new(CudaDevice::open(ordinal)?)),
-            DriverKind::Sim => {
-                let platform = crate::sim::platform()?;
-                let dev = platform.devices.get(ordinal).ok_or(Error::NoDevice {
-                    driver,
-                    ordinal,
-                    count: platform.devices.len(),
-                })?;
-                DeviceImpl::Sim(dev.clone())
-            }
+            DriverKind::Sim => DeviceImpl::Sim(crate::sim::platform()?.device(ordinal)?),
         })
     }
 
@@ -62,7 +61,7 @@ impl DeviceImpl {
     pub fn count(driver: DriverKind) -> Result<usize> {
         match driver {
             DriverKind::Cuda => crate::cuda::device_count(),
-            DriverKind::Sim => Ok(crate::sim::platform()?.devices.len()),
+            DriverKind::Sim => Ok(crate::sim::platform()?.count()),
         }
     }
 
@@ -221,10 +220,10 @@ impl StreamImpl {
     }
 
     /// Records a fresh event after everything enqueued so far.
-    pub fn record_new(&self) -> Result<Arc<EventImpl>> {
+    pub fn record_new(&self) -> Result<SharedEvent> {
         let e = self.new_event(false)?;
         self.record(&e)?;
-        Ok(Arc::new(e))
+        Ok(Arc::new(Deferred::new(e)))
     }
 
     pub fn record(&self, event: &EventImpl) -> Result<()> {
@@ -262,6 +261,23 @@ impl StreamImpl {
         match self {
             StreamImpl::Cuda(s) => s.query(),
             StreamImpl::Sim(s) => s.query(),
+        }
+    }
+
+    /// Runs `f` on a driver thread once everything enqueued so far has completed;
+    /// the stream never waits for `f`.
+    pub fn on_complete(&self, f: Box<dyn FnOnce() + Send>) -> Result<()> {
+        match self {
+            StreamImpl::Cuda(s) => {
+                let e = CudaEvent::new(s.device.clone(), false)?;
+                e.record(s)?;
+                crate::cuda::poller::Poller::of(&s.device).add(e, f);
+                Ok(())
+            }
+            StreamImpl::Sim(s) => {
+                s.on_complete(f);
+                Ok(())
+            }
         }
     }
 
@@ -388,6 +404,22 @@ impl EventImpl {
         }
     }
 
+    /// Runs `f` when the event's most recent record completes, if the driver can say
+    /// (the sim can: its streams run callbacks as they pass events); `Err(f)` back
+    /// when it cannot (cuda: poll instead).
+    pub fn on_complete(
+        &self,
+        f: Box<dyn FnOnce() + Send>,
+    ) -> std::result::Result<(), Box<dyn FnOnce() + Send>> {
+        match self {
+            EventImpl::Cuda(_) => Err(f),
+            EventImpl::Sim(e) => {
+                e.on_complete(f);
+                Ok(())
+            }
+        }
+    }
+
     /// Time from this event's completion to `end`'s.
     pub fn elapsed(&self, end: &EventImpl) -> Result<Duration> {
         match (self, end) {
@@ -508,12 +540,11 @@ impl CommImpl {
         }
     }
 
-    pub fn abort(&self) -> Result<()> {
+    /// Aborts; on the sim, then waits (at most `timeout`) for the device's work, as
+    /// `ncclCommAbort`'s frees do on a GPU.
+    pub fn abort(&self, timeout: Duration) -> Result<()> {
         match self {
-            CommImpl::Sim(c) => {
-                c.abort();
-                Ok(())
-            }
+            CommImpl::Sim(c) => c.abort(timeout),
             CommImpl::Cuda { comm, device } => comm.abort(device),
         }
     }
@@ -526,19 +557,18 @@ impl CommImpl {
         }
     }
 
-    pub fn destroy(&self) -> Result<()> {
+    /// Destroys; on the sim, then waits (at most `timeout`) for the device's work, as
+    /// `ncclCommDestroy`'s frees do on a GPU.
+    pub fn destroy(&self, timeout: Duration) -> Result<()> {
         match self {
-            CommImpl::Sim(c) => {
-                c.destroy();
-                Ok(())
-            }
+            CommImpl::Sim(c) => c.destroy(timeout),
             CommImpl::Cuda { comm, device } => comm.destroy(device),
         }
     }
 
     pub fn async_error(&self) -> Result<Option<Error>> {
         match self {
-            CommImpl::Sim(_) => Ok(None),
+            CommImpl::Sim(c) => Ok(c.async_error()),
             CommImpl::Cuda { comm, device } => {
                 let _guard = device.nccl_lock();
                 comm.async_error()

@@ -6,6 +6,7 @@ use std::ops::{Bound, Range, RangeBounds};
 use std::sync::{Arc, Mutex};
 
 use super::tracker::{Tracker, Use};
+use crate::driver::host_fn;
 use crate::stream::{StreamInner, check_same_device};
 use crate::sync::lock;
 use crate::{Device, Error, Result, Stream};
@@ -45,7 +46,6 @@ impl Use<'_> {
 pub(crate) struct Allocation {
     pub(super) device: Device,
     pub(super) ptr: u64,
-    bytes: usize,
     tracker: Mutex<Tracker>,
 }
 
@@ -55,12 +55,12 @@ impl Allocation {
     }
 
     pub(super) fn new(device: &Device, bytes: usize) -> Result<Arc<Allocation>> {
+        device.sweep_frees();
         let internal = device.internal_stream()?;
         let ptr = internal.imp.alloc(bytes)?;
         let alloc = Arc::new(Allocation {
             device: device.clone(),
             ptr,
-            bytes,
             tracker: Mutex::new(Tracker::default()),
         });
         // First uses on other streams wait for the allocation itself.
@@ -72,20 +72,15 @@ impl Allocation {
 
 impl Drop for Allocation {
     fn drop(&mut self) {
+        // Freed after this buffer's own pending uses, and only those: no stream waits,
+        // so later allocations never queue behind a late peer's work (Decision 3).
         let pending = lock(&self.tracker).pending();
-        let result = self.device.internal_stream().and_then(|internal| {
-            for e in &pending {
-                internal.imp.wait(e)?;
-            }
-            internal.imp.free(self.ptr)
-        });
-        if let Err(e) = result {
-            log::warn!(
-                "{}: freeing {} bytes at {:#x} failed: {e}",
-                self.device,
-                self.bytes,
-                self.ptr
-            );
+        let (device, ptr) = (self.device.clone(), self.ptr);
+        let free = move || device.free_after(ptr, pending);
+        if host_fn::inside() {
+            host_fn::defer(Box::new(free));
+        } else {
+            free();
         }
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::alloc::{DevicePtr, user_stream};
 use super::tracker::{Tracker, Use, enqueue};
-use crate::driver::{EventImpl, HostAlloc};
+use crate::driver::{HostAlloc, SharedEvent};
 use crate::dtype::DataType;
 use crate::sync::lock;
 use crate::{Device, Error, Result, Stream};
@@ -16,7 +16,7 @@ use crate::{Device, Error, Result, Stream};
 /// Pinned host memory whose cuda copies are still in flight when their owner was
 /// dropped: freed once those copies complete (never from a driver callback, never by
 /// blocking the dropping thread).
-type Graves = Mutex<Vec<(Arc<HostAlloc>, Vec<Arc<EventImpl>>)>>;
+type Graves = Mutex<Vec<(Arc<HostAlloc>, Vec<SharedEvent>)>>;
 
 fn graveyard() -> &'static Graves {
     static GRAVES: OnceLock<Graves> = OnceLock::new();

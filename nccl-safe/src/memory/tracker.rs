@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use crate::Result;
-use crate::driver::{EventImpl, StreamImpl};
+use crate::driver::{SharedEvent, StreamImpl};
 use crate::stream::StreamInner;
 use crate::sync::lock;
 
@@ -15,7 +15,7 @@ struct Access {
     range: Range<usize>,
     write: bool,
     stream: u64,
-    event: Arc<EventImpl>,
+    event: SharedEvent,
 }
 
 /// Pending accesses of one buffer (device or host).
@@ -36,7 +36,7 @@ impl Tracker {
     }
 
     /// Incomplete events of other streams that a use of `range` must wait for.
-    fn conflicts(&mut self, range: &Range<usize>, write: bool, stream: u64) -> Vec<Arc<EventImpl>> {
+    fn conflicts(&mut self, range: &Range<usize>, write: bool, stream: u64) -> Vec<SharedEvent> {
         self.prune();
         self.accesses
             .iter()
@@ -56,7 +56,7 @@ impl Tracker {
         range: Range<usize>,
         write: bool,
         stream: u64,
-        event: Arc<EventImpl>,
+        event: SharedEvent,
     ) {
         // An earlier access of the same stream inside the new range completes before
         // the new one, so waiting for the new one covers it, unless the earlier one
@@ -75,7 +75,7 @@ impl Tracker {
         });
     }
 
-    pub(super) fn pending(&mut self) -> Vec<Arc<EventImpl>> {
+    pub(super) fn pending(&mut self) -> Vec<SharedEvent> {
         self.prune();
         self.accesses.iter().map(|a| a.event.clone()).collect()
     }
@@ -106,7 +106,7 @@ pub(crate) fn enqueue(
 /// First half of [`enqueue`]: wait for conflicts of other streams, poison idle outputs
 /// (sim).
 pub(crate) fn enqueue_waits(stream: &StreamInner, uses: &[Use<'_>]) -> Result<()> {
-    let mut waits: Vec<Arc<EventImpl>> = Vec::new();
+    let mut waits: Vec<SharedEvent> = Vec::new();
     for u in uses {
         for e in lock(u.tracker).conflicts(&u.range, u.write, stream.id) {
             if !waits.iter().any(|w| Arc::ptr_eq(w, &e)) {

@@ -23,15 +23,34 @@
 //! - `stream.rs`: streams (in-order workers), events, gates and the device-side work
 //!   of copies, fills and elementwise ops;
 //! - `reduce.rs`: typed arithmetic on raw bytes (reductions, elementwise ops);
-//! - `comm.rs`: communicators (rendezvous, launches, the data movement of each
-//!   collective);
+//! - `os.rs`: memfds, shared mappings, futexes, abstract sockets with descriptor
+//!   passing, process liveness (all of the sim's FFI);
+//! - `rendezvous.rs`: how ranks in threads or processes find each other by the id;
+//! - `segment.rs`: a communicator's shared control segment;
+//! - `comm.rs` (lifecycle), `live.rs` (a joined communicator), `launch.rs`
+//!   (registration and rules), `entry.rs` (operations in the segment), `task.rs`
+//!   (the stream task), `collective.rs` (data movement);
+//! - `ops.rs`: the device-side work of memory operations;
 //! - `rules.rs`: NCCL's usage rules that are not part of one communicator.
 
+mod collective;
 pub(crate) mod comm;
+mod entry;
+mod launch;
+mod live;
 mod memory;
+mod ops;
+mod os;
 mod reduce;
+mod rendezvous;
 mod rules;
+mod segment;
 mod stream;
+mod task;
+
+// Device memory is read and written as little-endian words, as GPUs lay it out.
+#[cfg(target_endian = "big")]
+compile_error!("the sim driver needs a little-endian host");
 
 use std::sync::{Arc, Condvar, OnceLock};
 use std::time::{Duration, Instant};
@@ -138,10 +157,28 @@ impl SimConfig {
     }
 }
 
-/// All simulated devices of the process, created on first use.
+/// All simulated devices of the process, each created on first use.
 pub(crate) struct Platform {
     pub config: SimConfig,
-    pub devices: Vec<Arc<SimDevice>>,
+    devices: Vec<OnceLock<std::result::Result<Arc<SimDevice>, Error>>>,
+}
+
+impl Platform {
+    /// How many devices there are.
+    pub fn count(&self) -> usize {
+        self.devices.len()
+    }
+
+    /// Device `ordinal`, created (its memory mapped) on first use.
+    pub fn device(&self, ordinal: usize) -> Result<Arc<SimDevice>> {
+        let cell = self.devices.get(ordinal).ok_or(Error::NoDevice {
+            driver: crate::driver::types::DriverKind::Sim,
+            ordinal,
+            count: self.devices.len(),
+        })?;
+        cell.get_or_init(|| SimDevice::new(ordinal, self.config.memory).map(Arc::new))
+            .clone()
+    }
 }
 
 pub(crate) fn platform() -> Result<&'static Platform> {
@@ -157,9 +194,7 @@ pub(crate) fn platform() -> Result<&'static Platform> {
                 config.seed,
                 if config.jitter { "on" } else { "off" }
             );
-            let devices = (0..config.devices)
-                .map(|i| Arc::new(SimDevice::new(i, config.memory)))
-                .collect();
+            let devices = (0..config.devices).map(|_| OnceLock::new()).collect();
             Ok(Platform { config, devices })
         })
         .as_ref()

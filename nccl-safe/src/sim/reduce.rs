@@ -2,7 +2,7 @@
 //! permuted rank order, as NCCL's rings and trees add in varying orders), PreMulSum,
 //! and the built-in elementwise ops.
 
-use crate::comm::op::{Kind, OpDesc, RedOp};
+use crate::comm::op::RedOp;
 use crate::driver::types::Elementwise;
 use crate::{DType, DataType};
 
@@ -37,111 +37,113 @@ macro_rules! with_type {
     };
 }
 
-fn premultiply_t<T: DataType>(data: &mut [u8], scalar: &[u8]) {
-    let s = T::read_le(scalar);
-    for chunk in data.chunks_exact_mut(T::DTYPE.size()) {
-        T::read_le(chunk).mul(s).write_le(chunk);
+/// How a reduction combines (a copy of `RedOp` without the scalar's bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Combine {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    Avg,
+    /// Each input times its own rank's scalar, then summed.
+    PreMulSum,
+}
+
+impl Combine {
+    pub(super) fn of(op: &RedOp) -> Combine {
+        match op {
+            RedOp::Prod => Combine::Prod,
+            RedOp::Max => Combine::Max,
+            RedOp::Min => Combine::Min,
+            RedOp::Avg => Combine::Avg,
+            RedOp::PreMulSumHost(_) | RedOp::PreMulSumDevice => Combine::PreMulSum,
+            RedOp::Sum | RedOp::None => Combine::Sum,
+        }
     }
 }
 
-pub(super) fn premultiply(dtype: DType, data: &mut [u8], scalar: &[u8]) {
-    with_type!(dtype, premultiply_t, data, scalar)
+/// Views private, 8-byte aligned scratch as elements of `T`.
+fn typed<T: DataType>(bytes: &mut [u8]) -> &mut [T] {
+    let size = std::mem::size_of::<T>();
+    assert!(
+        bytes.as_ptr().align_offset(std::mem::align_of::<T>()) == 0 && bytes.len() % size == 0,
+        "scratch is aligned and whole elements"
+    );
+    // SAFETY: aligned for `T` and a whole number of elements (checked above); every
+    // `DataType` is a plain number for which any bit pattern is a valid value (the
+    // trait is sealed to such types), and the host is little-endian like the device
+    // layout (checked at compile time in `sim/mod.rs`).
+    unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), bytes.len() / size) }
 }
 
-/// Reduces `inputs` (equal lengths) elementwise in rank order `order`.
-fn reduce_t<T: DataType>(op: &RedOp, inputs: &[&[u8]], order: &[usize], n: usize) -> Vec<u8> {
-    let size = T::DTYPE.size();
-    let len = inputs.first().map_or(0, |i| i.len());
-    let mut out = vec![0u8; len];
-    for (e, chunk) in out.chunks_exact_mut(size).enumerate() {
-        let at = |r: usize| T::read_le(&inputs[r][e * size..(e + 1) * size]);
-        let prep = |x: T| match op {
-            RedOp::Avg if T::DTYPE.is_float() => x.div_count(n),
-            _ => x,
+fn accumulate_t<T: DataType>(
+    op: Combine,
+    acc: &mut [u8],
+    x: &mut [u8],
+    first: bool,
+    n: usize,
+    scalar: u64,
+) {
+    let (acc, x) = (typed::<T>(acc), typed::<T>(x));
+    let scale = T::read_le(&scalar.to_le_bytes()[..T::DTYPE.size()]);
+    let float = T::DTYPE.is_float();
+    for (a, v) in acc.iter_mut().zip(x.iter()) {
+        let v = match op {
+            Combine::PreMulSum => v.mul(scale),
+            Combine::Avg if float => v.div_count(n),
+            _ => *v,
         };
-        let mut acc = prep(at(order[0]));
-        for &r in &order[1..] {
-            let x = prep(at(r));
-            acc = match op {
-                RedOp::Prod => acc.mul(x),
-                RedOp::Max => {
-                    if x > acc {
-                        x
+        *a = if first {
+            v
+        } else {
+            match op {
+                Combine::Prod => a.mul(v),
+                Combine::Max => {
+                    if v > *a {
+                        v
                     } else {
-                        acc
+                        *a
                     }
                 }
-                RedOp::Min => {
-                    if x < acc {
-                        x
+                Combine::Min => {
+                    if v < *a {
+                        v
                     } else {
-                        acc
+                        *a
                     }
                 }
-                _ => acc.add(x),
-            };
-        }
-        if matches!(op, RedOp::Avg) && !T::DTYPE.is_float() {
-            acc = acc.div_count(n);
-        }
-        acc.write_le(chunk);
+                Combine::Sum | Combine::Avg | Combine::PreMulSum => a.add(v),
+            }
+        };
     }
-    out
 }
 
-fn reduce(dtype: DType, op: &RedOp, inputs: &[&[u8]], order: &[usize], n: usize) -> Vec<u8> {
-    with_type!(dtype, reduce_t, op, inputs, order, n)
+/// Folds the input block `x` into `acc` (element-wise, both the same length and
+/// 8-byte aligned): `first` starts the fold. `n` is the number of ranks (for averages),
+/// `scalar` the input's rank's PreMulSum scalar (its little-endian bytes).
+pub(super) fn accumulate(
+    dtype: DType,
+    op: Combine,
+    acc: &mut [u8],
+    x: &mut [u8],
+    first: bool,
+    n: usize,
+    scalar: u64,
+) {
+    with_type!(dtype, accumulate_t, op, acc, x, first, n, scalar)
 }
 
-/// Every rank's output of a collective from every rank's input.
-pub(super) fn compute(
-    descs: &[&OpDesc],
-    inputs: &[&[u8]],
-    size: usize,
-    seq: u64,
-) -> Vec<Option<Vec<u8>>> {
-    let d = descs[0];
-    let esz = d.dtype.size();
-    let block = d.count * esz;
-    let order = permutation(size, seq);
-    let root = d.root.unwrap_or(0);
-    match d.kind {
-        Kind::AllReduce => {
-            let r = reduce(d.dtype, &d.op, inputs, &order, size);
-            vec![Some(r); size]
+fn finish_t<T: DataType>(op: Combine, acc: &mut [u8], n: usize) {
+    if op == Combine::Avg && !T::DTYPE.is_float() {
+        for a in typed::<T>(acc) {
+            *a = a.div_count(n);
         }
-        Kind::Reduce => {
-            let r = reduce(d.dtype, &d.op, inputs, &order, size);
-            (0..size).map(|i| (i == root).then(|| r.clone())).collect()
-        }
-        Kind::Broadcast => vec![Some(inputs[root].to_vec()); size],
-        Kind::AllGather => vec![Some(inputs.concat()); size],
-        Kind::Gather => {
-            let all = inputs.concat();
-            (0..size)
-                .map(|i| (i == root).then(|| all.clone()))
-                .collect()
-        }
-        Kind::ReduceScatter => {
-            let r = reduce(d.dtype, &d.op, inputs, &order, size);
-            (0..size)
-                .map(|i| Some(r[i * block..(i + 1) * block].to_vec()))
-                .collect()
-        }
-        Kind::Scatter => (0..size)
-            .map(|i| Some(inputs[root][i * block..(i + 1) * block].to_vec()))
-            .collect(),
-        Kind::AllToAll => (0..size)
-            .map(|i| {
-                Some(
-                    (0..size)
-                        .flat_map(|s| inputs[s][i * block..(i + 1) * block].iter().copied())
-                        .collect(),
-                )
-            })
-            .collect(),
-        Kind::Send | Kind::Recv => vec![None; size],
     }
+}
+
+/// Completes a fold: integer averages divide the sum (floats divided each input).
+pub(super) fn finish(dtype: DType, op: Combine, acc: &mut [u8], n: usize) {
+    with_type!(dtype, finish_t, op, acc, n)
 }
 
 fn elementwise_t<T: DataType>(op: Elementwise, data: &mut [u8], scalar: &[u8]) {

@@ -1,35 +1,108 @@
-//! Simulated streams (in-order worker threads behind bounded queues), events and
-//! gates, and the device-side work of copies, fills and elementwise ops.
+//! Simulated streams, events and gates, and the device-side work of memory operations.
+//!
+//! A stream is an in-order worker thread fed by a bounded queue. The bound counts
+//! *operations* (kernels, copies, collectives, host functions): event records, event
+//! waits and gate waits are free, so the queue depth is exactly the number of
+//! operations a stream holds before the host blocks, as a full launch queue blocks it
+//! on a GPU. Every queued item has a position; an event is a position in a stream, and
+//! completes (running its callbacks) the moment the worker passes it, so waiters wake
+//! on completion, not on a polling tick.
 
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use super::{SimDevice, platform, wait_until};
-use crate::driver::types::Elementwise;
+use crate::driver::host_fn;
 use crate::sync::lock;
-use crate::{DType, Error, Result};
+use crate::{Error, Result};
 
 /// What a stream worker runs. An `Err` becomes the stream's sticky error.
 pub(crate) type Task = Box<dyn FnOnce() -> std::result::Result<(), String> + Send>;
 
-#[derive(Default)]
-struct Progress {
-    submitted: u64,
-    completed: u64,
-    error: Option<String>,
+/// Runs when a position completes, with the time it did.
+type Callback = Box<dyn FnOnce(Instant) + Send>;
+
+struct Item {
+    task: Task,
+    counted: bool,
 }
 
-struct StreamState {
-    progress: Mutex<Progress>,
-    done: Condvar,
+#[derive(Default)]
+struct Queue {
+    items: VecDeque<Item>,
+    /// Counted items waiting in `items` (the bound applies to these).
+    queued_ops: usize,
+    /// Positions handed out (every item has one).
+    submitted: u64,
+    /// Positions completed.
+    completed: u64,
+    error: Option<String>,
+    callbacks: BTreeMap<u64, Vec<Callback>>,
+    closed: bool,
+}
+
+/// A stream's queue and progress, shared with its worker and its events.
+pub(crate) struct StreamState {
+    queue: Mutex<Queue>,
+    work: Condvar,
+    space: Condvar,
+    changed: Condvar,
+    depth: usize,
+    pub(crate) index: u64,
+}
+
+impl StreamState {
+    /// Runs `f` once everything submitted so far has completed (at once if it has).
+    fn on_current(&self, f: Callback) {
+        let mut q = lock(&self.queue);
+        if q.completed >= q.submitted {
+            drop(q);
+            f(Instant::now());
+        } else {
+            let at = q.submitted;
+            q.callbacks.entry(at).or_default().push(f);
+        }
+    }
+
+    /// Waits until position `at` has completed, or the deadline passes.
+    fn wait_for(&self, at: u64, deadline: Option<Instant>) -> bool {
+        let mut q = lock(&self.queue);
+        while q.completed < at {
+            q = match deadline {
+                None => self.changed.wait(q).unwrap_or_else(|e| e.into_inner()),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return false;
+                    }
+                    self.changed
+                        .wait_timeout(q, d - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
+                }
+            };
+        }
+        true
+    }
+
+    /// `(submitted, completed)`.
+    pub(crate) fn positions(&self) -> (u64, u64) {
+        let q = lock(&self.queue);
+        (q.submitted, q.completed)
+    }
+}
+
+/// The live streams of each device of this process, for device-wide synchronisation.
+fn registry() -> &'static Mutex<HashMap<usize, Vec<Weak<StreamState>>>> {
+    static R: OnceLock<Mutex<HashMap<usize, Vec<Weak<StreamState>>>>> = OnceLock::new();
+    R.get_or_init(Default::default)
 }
 
 /// A simulated stream: an in-order worker thread behind a bounded queue.
 pub(crate) struct SimStream {
     pub device: Arc<SimDevice>,
-    queue: Mutex<SyncSender<Task>>,
     state: Arc<StreamState>,
 }
 
@@ -45,26 +118,32 @@ impl SimStream {
         seed: u64,
         jitter: bool,
     ) -> Result<SimStream> {
+        host_fn::check("stream create")?;
         let index = device.next_stream.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = sync_channel::<Task>(depth);
         let state = Arc::new(StreamState {
-            progress: Mutex::new(Progress::default()),
-            done: Condvar::new(),
+            queue: Mutex::new(Queue::default()),
+            work: Condvar::new(),
+            space: Condvar::new(),
+            changed: Condvar::new(),
+            depth: depth.max(1),
+            index,
         });
         let seed = seed ^ (device.ordinal as u64) << 48 ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let worker_state = state.clone();
         std::thread::Builder::new()
             .name(format!("sim{}-stream{index}", device.ordinal))
-            .spawn(move || worker(rx, worker_state, seed, jitter))
+            .spawn(move || worker(&worker_state, seed, jitter))
             .map_err(|e| Error::Sim {
                 op: "stream create",
                 reason: format!("cannot start a worker thread: {e}"),
             })?;
-        Ok(SimStream {
-            device,
-            queue: Mutex::new(tx),
-            state,
-        })
+        {
+            let mut all = lock(registry());
+            let streams = all.entry(device.ordinal).or_default();
+            streams.retain(|w| w.strong_count() > 0);
+            streams.push(Arc::downgrade(&state));
+        }
+        Ok(SimStream { device, state })
     }
 
     /// A number that identifies this stream while it lives.
@@ -72,18 +151,54 @@ impl SimStream {
         Arc::as_ptr(&self.state) as usize
     }
 
-    /// Enqueues a task; blocks while the launch queue is full.
-    pub fn submit(&self, task: Task) -> Result<()> {
-        let queue = lock(&self.queue);
-        lock(&self.state.progress).submitted += 1;
-        queue.send(task).map_err(|_| Error::Sim {
-            op: "launch",
-            reason: "the stream's worker has stopped".into(),
-        })
+    /// The stream's index on its device (`#n` in messages).
+    pub fn index(&self) -> u64 {
+        self.state.index
     }
 
-    fn take_error(progress: &Progress, op: &'static str) -> Result<()> {
-        match &progress.error {
+    /// Enqueues a task; an operation (`counted`) blocks while the queue holds `depth`
+    /// operations. Returns the task's position.
+    fn push(&self, task: Task, counted: bool) -> Result<u64> {
+        host_fn::check("launch")?;
+        let mut q = lock(&self.state.queue);
+        while counted && q.queued_ops >= self.state.depth && !q.closed {
+            q = self.state.space.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+        if q.closed {
+            return Err(Error::Sim {
+                op: "launch",
+                reason: "the stream's worker has stopped".into(),
+            });
+        }
+        q.items.push_back(Item { task, counted });
+        q.submitted += 1;
+        if counted {
+            q.queued_ops += 1;
+        }
+        let at = q.submitted;
+        drop(q);
+        self.state.work.notify_one();
+        Ok(at)
+    }
+
+    /// Enqueues an operation (it counts against the queue depth).
+    pub fn submit(&self, task: Task) -> Result<()> {
+        self.push(task, true).map(drop)
+    }
+
+    /// Enqueues a wait or marker (free: it does not count against the depth).
+    pub fn submit_free(&self, task: Task) -> Result<()> {
+        self.push(task, false).map(drop)
+    }
+
+    /// Runs `f` once everything submitted so far has completed (at once if it has),
+    /// on the worker thread.
+    pub fn on_complete(&self, f: Box<dyn FnOnce() + Send>) {
+        self.state.on_current(Box::new(move |_| f()));
+    }
+
+    fn take_error(q: &Queue, op: &'static str) -> Result<()> {
+        match &q.error {
             Some(e) => Err(Error::Sim {
                 op,
                 reason: e.clone(),
@@ -93,25 +208,55 @@ impl SimStream {
     }
 
     pub fn query(&self) -> Result<bool> {
-        let p = lock(&self.state.progress);
-        Self::take_error(&p, "stream query")?;
-        Ok(p.completed >= p.submitted)
+        let q = lock(&self.state.queue);
+        Self::take_error(&q, "stream query")?;
+        Ok(q.completed >= q.submitted)
     }
 
     /// Waits until everything submitted before the call has run.
     pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
-        let p = lock(&self.state.progress);
-        let target = p.submitted;
-        let p = wait_until(&self.state.done, p, timeout, "stream synchronize", |p| {
-            p.completed >= target
+        host_fn::check("stream synchronize")?;
+        let q = lock(&self.state.queue);
+        let target = q.submitted;
+        let q = wait_until(&self.state.changed, q, timeout, "stream synchronize", |q| {
+            q.completed >= target
         })?;
-        Self::take_error(&p, "stream synchronize")
+        Self::take_error(&q, "stream synchronize")
     }
 }
 
-fn worker(rx: Receiver<Task>, state: Arc<StreamState>, seed: u64, jitter: bool) {
+impl Drop for SimStream {
+    fn drop(&mut self) {
+        // Destroying a stream is a driver call: refused (recorded) in a host function.
+        let _ = host_fn::check("stream destroy");
+        // As cuStreamDestroy: returns at once; queued work still completes.
+        lock(&self.state.queue).closed = true;
+        self.state.work.notify_all();
+        self.state.space.notify_all();
+    }
+}
+
+fn worker(state: &StreamState, seed: u64, jitter: bool) {
     let mut rng = seed | 1;
-    while let Ok(task) = rx.recv() {
+    loop {
+        let item = {
+            let mut q = lock(&state.queue);
+            loop {
+                if let Some(item) = q.items.pop_front() {
+                    if item.counted {
+                        q.queued_ops -= 1;
+                    }
+                    break item;
+                }
+                if q.closed {
+                    return;
+                }
+                q = state.work.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        if item.counted {
+            state.space.notify_one();
+        }
         if jitter {
             // xorshift64: a quarter of the tasks start late, by up to 200 µs.
             rng ^= rng << 13;
@@ -123,15 +268,23 @@ fn worker(rx: Receiver<Task>, state: Arc<StreamState>, seed: u64, jitter: bool) 
                 _ => {}
             }
         }
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task))
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(item.task))
             .unwrap_or_else(|_| Err("a host function panicked".into()));
-        let mut p = lock(&state.progress);
-        p.completed += 1;
-        if let Err(e) = result {
-            p.error.get_or_insert(e);
+        let now = Instant::now();
+        let ready = {
+            let mut q = lock(&state.queue);
+            q.completed += 1;
+            if let Err(e) = result {
+                q.error.get_or_insert(e);
+            }
+            let done = q.completed;
+            let later = q.callbacks.split_off(&(done + 1));
+            std::mem::replace(&mut q.callbacks, later)
+        };
+        state.changed.notify_all();
+        for f in ready.into_values().flatten() {
+            f(now);
         }
-        drop(p);
-        state.done.notify_all();
     }
 }
 
@@ -140,9 +293,11 @@ struct EventProgress {
     recorded: u64,
     completed: u64,
     completed_at: Option<Instant>,
+    /// Callbacks waiting for a generation to complete.
+    waiters: Vec<(u64, Box<dyn FnOnce() + Send>)>,
 }
 
-/// A simulated event: how often it was recorded and how many records completed.
+/// A simulated event: a position in a stream, recorded any number of times.
 #[derive(Clone)]
 pub(crate) struct SimEvent {
     state: Arc<(Mutex<EventProgress>, Condvar)>,
@@ -156,29 +311,40 @@ impl SimEvent {
     }
 
     pub fn record(&self, stream: &SimStream) -> Result<()> {
+        host_fn::check("event record")?;
         let generation = {
             let mut p = lock(&self.state.0);
             p.recorded += 1;
             p.recorded
         };
         let state = self.state.clone();
-        stream.submit(Box::new(move || {
-            let mut p = lock(&state.0);
-            if generation > p.completed {
-                p.completed = generation;
-                p.completed_at = Some(Instant::now());
-            }
-            drop(p);
+        stream.state.on_current(Box::new(move |at| {
+            let ready = {
+                let mut p = lock(&state.0);
+                if generation > p.completed {
+                    p.completed = generation;
+                    p.completed_at = Some(at);
+                }
+                let done = p.completed;
+                let (ready, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut p.waiters)
+                    .into_iter()
+                    .partition(|(g, _)| *g <= done);
+                p.waiters = rest;
+                ready
+            };
             state.1.notify_all();
-            Ok(())
-        }))
+            for (_, f) in ready {
+                f();
+            }
+        }));
+        Ok(())
     }
 
     /// Makes `stream` wait for the most recent record (a no-op if never recorded).
     pub fn wait_on(&self, stream: &SimStream) -> Result<()> {
         let target = lock(&self.state.0).recorded;
         let state = self.state.clone();
-        stream.submit(Box::new(move || {
+        stream.submit_free(Box::new(move || {
             let mut p = lock(&state.0);
             while p.completed < target {
                 p = state.1.wait(p).unwrap_or_else(|e| e.into_inner());
@@ -193,12 +359,25 @@ impl SimEvent {
     }
 
     pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
+        host_fn::check("event synchronize")?;
         let p = lock(&self.state.0);
         let target = p.recorded;
         let _guard = wait_until(&self.state.1, p, timeout, "event synchronize", |p| {
             p.completed >= target
         })?;
         Ok(())
+    }
+
+    /// Runs `f` when the most recent record completes (at once if it has).
+    pub fn on_complete(&self, f: Box<dyn FnOnce() + Send>) {
+        let mut p = lock(&self.state.0);
+        if p.completed >= p.recorded {
+            drop(p);
+            f();
+        } else {
+            let g = p.recorded;
+            p.waiters.push((g, f));
+        }
     }
 
     /// When the last record completed, if it has.
@@ -239,7 +418,7 @@ impl SimGate {
 
     pub fn wait_on(&self, stream: &SimStream) -> Result<()> {
         let state = self.state.clone();
-        stream.submit(Box::new(move || {
+        stream.submit_free(Box::new(move || {
             let mut open = lock(&state.0);
             while !*open {
                 open = state.1.wait(open).unwrap_or_else(|e| e.into_inner());
@@ -249,128 +428,37 @@ impl SimGate {
     }
 }
 
-/// Keeps host memory alive while a task that copies into or out of it is queued.
-pub(crate) type KeepAlive = Arc<dyn Send + Sync>;
-
-fn sim_err(op: &'static str) -> impl Fn(String) -> Error {
-    move |reason| Error::Sim { op, reason }
-}
-
-/// The device-side work of memory operations, each one task on the stream.
-impl SimStream {
-    /// Reserves device memory (at once, as `cuMemAllocAsync` reports out of memory).
-    pub fn alloc(&self, bytes: usize) -> Result<u64> {
-        self.device.allocate(bytes)
-    }
-
-    /// Releases an allocation when the stream reaches this point.
-    pub fn free(&self, ptr: u64) -> Result<()> {
-        let device = self.device.clone();
-        self.submit(Box::new(move || device.release(ptr)))
-    }
-
-    /// Fills `[addr, addr + len)` with poison now (the range is idle: nothing is
-    /// pending on it).
-    pub fn poison(&self, addr: u64, len: usize) -> Result<()> {
-        self.device
-            .fill_bytes(addr, len, super::POISON)
-            .map_err(sim_err("poison"))
-    }
-
-    /// Sets `count` elements at `dst` to `pattern` (one element's bytes).
-    pub fn fill(&self, dst: u64, count: usize, pattern: Vec<u8>) -> Result<()> {
-        let device = self.device.clone();
-        self.submit(Box::new(move || {
-            let mut bytes = vec![0u8; count * pattern.len()];
-            for chunk in bytes.chunks_exact_mut(pattern.len()) {
-                chunk.copy_from_slice(&pattern);
+impl SimDevice {
+    /// Waits until every stream of the device has completed what was submitted before
+    /// the call, as CUDA's implicit synchronisation of frees and teardown does. On
+    /// timeout the error names the operation, the rule, and a stream still busy.
+    pub fn synchronize_all(&self, op: &'static str, timeout: Option<Duration>) -> Result<()> {
+        let streams: Vec<Arc<StreamState>> = lock(registry())
+            .get(&self.ordinal)
+            .map(|l| l.iter().filter_map(Weak::upgrade).collect())
+            .unwrap_or_default();
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        for s in streams {
+            let (submitted, _) = s.positions();
+            if !s.wait_for(submitted, deadline) {
+                let (submitted, completed) = s.positions();
+                return Err(Error::InvalidUsage {
+                    op,
+                    reason: format!(
+                        "{op} waits for all work on sim device {} (as CUDA's implicit \
+                         synchronisation of frees does), but stream #{} still has {} \
+                         operations pending after {:?} (held by a gate or waiting for a late \
+                         peer): open gates, and abort communicators that wait for peers, before \
+                         tearing down",
+                        self.ordinal,
+                        s.index,
+                        submitted.saturating_sub(completed),
+                        timeout.unwrap_or_default()
+                    ),
+                });
             }
-            device.write(dst, &bytes)
-        }))
-    }
-
-    /// Applies `op` with `scalar` to `count` elements of `dtype` at `dst`, in place.
-    pub fn elementwise(
-        &self,
-        op: Elementwise,
-        dtype: DType,
-        dst: u64,
-        count: usize,
-        scalar: Vec<u8>,
-    ) -> Result<()> {
-        let device = self.device.clone();
-        self.submit(Box::new(move || {
-            let (a, off) = device.resolve(dst, count * dtype.size())?;
-            let mut buf = vec![0u8; count * dtype.size()];
-            a.read(off, &mut buf);
-            super::reduce::elementwise(op, dtype, &mut buf, &scalar);
-            a.write(off, &buf);
-            Ok(())
-        }))
-    }
-
-    /// Copies `bytes` from `src` to `dst` on this device.
-    pub fn copy_dtod(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
-        let device = self.device.clone();
-        self.submit(Box::new(move || {
-            let mut tmp = vec![0u8; bytes];
-            device.read(src, &mut tmp)?;
-            device.write(dst, &tmp)
-        }))
-    }
-
-    /// Copies `bytes` of host memory at `src` to `dst`.
-    ///
-    /// # Safety
-    ///
-    /// `src` must address `bytes` readable bytes that `keep` keeps alive, and nothing
-    /// may write them until this task has run.
-    pub unsafe fn copy_htod(
-        &self,
-        dst: u64,
-        src: *const u8,
-        bytes: usize,
-        keep: KeepAlive,
-    ) -> Result<()> {
-        let (device, src) = (self.device.clone(), src as usize);
-        self.submit(Box::new(move || {
-            let _keep = keep;
-            // SAFETY: the caller keeps `bytes` bytes at `src` alive and unwritten until
-            // this task has run.
-            let data = unsafe { std::slice::from_raw_parts(src as *const u8, bytes) };
-            device.write(dst, data)
-        }))
-    }
-
-    /// Copies `bytes` at `src` into host memory at `dst`.
-    ///
-    /// # Safety
-    ///
-    /// `dst` must address `bytes` writable bytes that `keep` keeps alive, and nothing
-    /// may read or write them until this task has run.
-    pub unsafe fn copy_dtoh(
-        &self,
-        dst: *mut u8,
-        src: u64,
-        bytes: usize,
-        keep: KeepAlive,
-    ) -> Result<()> {
-        let (device, dst) = (self.device.clone(), dst as usize);
-        self.submit(Box::new(move || {
-            let _keep = keep;
-            // SAFETY: the caller keeps `bytes` bytes at `dst` alive and untouched until
-            // this task has run.
-            let out = unsafe { std::slice::from_raw_parts_mut(dst as *mut u8, bytes) };
-            device.read(src, out)
-        }))
-    }
-
-    /// Runs a host function in stream order.
-    pub fn launch_host_fn(&self, f: Box<dyn FnOnce() + Send>) -> Result<()> {
-        self.submit(Box::new(move || {
-            f();
-            Ok(())
-        }))
+        }
+        Ok(())
     }
 }
 
@@ -378,12 +466,25 @@ impl SimStream {
 mod tests {
     use super::*;
 
+    fn device() -> Arc<SimDevice> {
+        Arc::new(SimDevice::new(0, 1 << 20).unwrap())
+    }
+
     #[test]
     fn a_full_launch_queue_blocks_the_host_until_the_stream_drains() {
-        let dev = Arc::new(SimDevice::new(0, 1 << 20));
-        let stream = Arc::new(SimStream::with_settings(dev, 2, 1, true).unwrap());
+        let stream = Arc::new(SimStream::with_settings(device(), 2, 1, true).unwrap());
         let gate = SimGate::new();
-        gate.wait_on(&stream).unwrap(); // the worker takes this and blocks on it
+        // The worker takes an operation and blocks in it.
+        let g = gate.clone();
+        stream
+            .submit(Box::new(move || {
+                let mut open = lock(&g.state.0);
+                while !*open {
+                    open = g.state.1.wait(open).unwrap_or_else(|e| e.into_inner());
+                }
+                Ok(())
+            }))
+            .unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
         let submitter = {
             let stream = stream.clone();
@@ -394,18 +495,66 @@ mod tests {
                 }
             })
         };
-        // Two tasks fit in the queue (a third may sit in the worker's hands at most
-        // transiently); the submitter must then block until the gate opens.
+        // Exactly the depth (2) fits behind the running one; then the host waits.
         let mut accepted = Vec::new();
         while let Ok(i) = rx.recv_timeout(Duration::from_millis(200)) {
             accepted.push(i);
         }
-        assert!(
-            accepted.len() <= 3,
-            "the host was not held back: {accepted:?}"
-        );
+        assert_eq!(accepted, vec![0, 1], "the host was held back at the depth");
         gate.open();
         submitter.join().unwrap();
         stream.synchronize(Some(Duration::from_secs(20))).unwrap();
+    }
+
+    #[test]
+    fn event_records_and_waits_do_not_count_against_the_depth() {
+        let stream = Arc::new(SimStream::with_settings(device(), 1, 1, false).unwrap());
+        let gate = SimGate::new();
+        gate.wait_on(&stream).unwrap();
+        for _ in 0..100 {
+            let e = SimEvent::new();
+            e.record(&stream).unwrap();
+            e.wait_on(&stream).unwrap();
+        }
+        stream.submit(Box::new(|| Ok(()))).unwrap(); // the one operation that fits
+        gate.open();
+        stream.synchronize(Some(Duration::from_secs(20))).unwrap();
+    }
+
+    #[test]
+    fn an_event_wakes_its_callbacks_when_the_stream_passes_it() {
+        let stream = SimStream::with_settings(device(), 8, 1, false).unwrap();
+        let gate = SimGate::new();
+        gate.wait_on(&stream).unwrap();
+        let e = SimEvent::new();
+        e.record(&stream).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        e.on_complete(Box::new(move || tx.send(Instant::now()).unwrap()));
+        assert!(rx.recv_timeout(Duration::from_millis(50)).is_err());
+        let opened = Instant::now();
+        gate.open();
+        let woke = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert!(woke >= opened);
+        assert!(e.query());
+    }
+
+    #[test]
+    fn device_synchronisation_waits_for_every_stream_and_names_a_held_one() {
+        let dev = device();
+        let stream = SimStream::with_settings(dev.clone(), 8, 1, false).unwrap();
+        let gate = SimGate::new();
+        gate.wait_on(&stream).unwrap();
+        stream.submit(Box::new(|| Ok(()))).unwrap();
+        let e = dev
+            .synchronize_all("communicator abort", Some(Duration::from_millis(50)))
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("communicator abort") && text.contains(&format!("#{}", stream.index())),
+            "{text}"
+        );
+        gate.open();
+        dev.synchronize_all("test", Some(Duration::from_secs(10)))
+            .unwrap();
     }
 }

@@ -1,0 +1,156 @@
+//! The host-function rule: CUDA forbids any driver call from a host function
+//! (`cuLaunchHostFunc`). A closure given to `Stream::launch_host_fn` may still own
+//! library objects (a buffer, a stream, an event, a device) whose drop would make such
+//! calls; those drops are moved to a reaper thread instead. The sim checks the rule
+//! (its driver entry points refuse calls made from a host function, and fail the
+//! stream that ran it).
+//!
+//! A leaf: both drivers and the public types depend on it.
+
+use std::cell::{Cell, RefCell};
+use std::mem::ManuallyDrop;
+use std::ops::{Deref, DerefMut};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Mutex, OnceLock};
+
+thread_local! {
+    static INSIDE: Cell<bool> = const { Cell::new(false) };
+    static VIOLATION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Marks this thread as running a host function until dropped.
+pub(crate) struct Inside {
+    was: bool,
+}
+
+impl Inside {
+    pub(crate) fn enter() -> Inside {
+        VIOLATION.with(|v| v.borrow_mut().take());
+        Inside {
+            was: INSIDE.with(|c| c.replace(true)),
+        }
+    }
+
+    /// The first driver call the host function made, if any (the sim records them).
+    pub(crate) fn violation(&self) -> Option<String> {
+        VIOLATION.with(|v| v.borrow_mut().take())
+    }
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        INSIDE.with(|c| c.set(self.was));
+    }
+}
+
+/// Whether this thread is running a host function.
+pub(crate) fn inside() -> bool {
+    INSIDE.with(Cell::get)
+}
+
+/// Checks the rule at a driver entry point: outside a host function `Ok`; inside, the
+/// call is recorded as a violation (the sim fails the host function's stream with it)
+/// and refused.
+pub(crate) fn check(op: &'static str) -> crate::Result<()> {
+    if !inside() {
+        return Ok(());
+    }
+    let reason = format!(
+        "{op} was called from a host function; CUDA forbids driver calls in host functions \
+         (cuLaunchHostFunc): do the work after the stream reaches the host function, not \
+         inside it"
+    );
+    VIOLATION.with(|v| {
+        v.borrow_mut().get_or_insert_with(|| reason.clone());
+    });
+    Err(crate::Error::InvalidUsage { op, reason })
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Runs `job` on the reaper thread (started on first use), never on this one.
+pub(crate) fn defer(job: Job) {
+    static REAPER: OnceLock<Mutex<Sender<Job>>> = OnceLock::new();
+    let tx = REAPER.get_or_init(|| {
+        let (tx, rx) = channel::<Job>();
+        let spawned = std::thread::Builder::new()
+            .name("nccl-rs-reaper".into())
+            .spawn(move || {
+                while let Ok(job) = rx.recv() {
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                }
+            });
+        if let Err(e) = spawned {
+            log::error!("cannot start the reaper thread ({e}); deferred drops leak");
+        }
+        Mutex::new(tx)
+    });
+    if let Err(e) = crate::sync::lock(tx).send(job) {
+        // No reaper: leaking is the only option that makes no driver call here.
+        std::mem::forget(e.0);
+    }
+}
+
+/// Owns a `T` whose drop makes driver calls; dropped inside a host function, the `T`
+/// goes to the reaper thread instead.
+pub(crate) struct Deferred<T: Send + 'static>(ManuallyDrop<T>);
+
+impl<T: Send + 'static> Deferred<T> {
+    pub(crate) fn new(value: T) -> Deferred<T> {
+        Deferred(ManuallyDrop::new(value))
+    }
+}
+
+impl<T: Send + 'static> Deref for Deferred<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Send + 'static> DerefMut for Deferred<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
+impl<T: Send + 'static> Drop for Deferred<T> {
+    fn drop(&mut self) {
+        // SAFETY: taken exactly once, here; the field is never used again.
+        let value = unsafe { ManuallyDrop::take(&mut self.0) };
+        if inside() {
+            defer(Box::new(move || drop(value)));
+        } else {
+            drop(value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_inside_are_refused_and_recorded_and_drops_are_deferred() {
+        assert!(check("outside").is_ok());
+        let (tx, rx) = channel();
+        struct Probe(Sender<String>);
+        impl Drop for Probe {
+            fn drop(&mut self) {
+                let name = std::thread::current().name().unwrap_or("").to_string();
+                let _ = self.0.send(name);
+            }
+        }
+        let owned = Deferred::new(Probe(tx));
+        {
+            let guard = Inside::enter();
+            let e = check("stream synchronize").unwrap_err();
+            assert!(e.to_string().contains("host function"), "{e}");
+            assert!(guard.violation().unwrap().contains("stream synchronize"));
+            drop(owned);
+        }
+        assert!(!inside());
+        let dropped_on = rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
+        assert_eq!(dropped_on, "nccl-rs-reaper");
+    }
+}

@@ -1,0 +1,255 @@
+//! A joined sim communicator, as one rank sees it: the shared control segment, every
+//! rank's device memory mapped in this process, this rank's counters, and the split
+//! protocol. `comm.rs` (lifecycle) and `launch.rs` (operations) build on it.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use super::memory::Arena;
+use super::rendezvous::{Joined, Member};
+use super::segment::{ABORTED, DEAD, DESTROYED, EMPTY, REGISTERED, Segment, SpinGuard, SplitEntry};
+use super::{SimDevice, os};
+use crate::sync::lock;
+use crate::{Error, Result};
+
+/// A peer's device memory as this process sees it.
+pub(super) enum PeerArena {
+    /// A device of this process (a rank on a thread here).
+    Local(Arc<SimDevice>),
+    /// Another process's device, mapped here.
+    Mapped(Arc<Arena>),
+}
+
+impl PeerArena {
+    /// The address of `[offset, offset + len)` of the peer's memory, checked.
+    pub(super) fn at(&self, offset: u64, len: usize) -> std::result::Result<*mut u8, String> {
+        match self {
+            PeerArena::Local(d) => d.arena().at(offset, len),
+            PeerArena::Mapped(a) => a.at(offset, len),
+        }
+    }
+}
+
+type MapKey = (u32, u64, u32);
+
+/// Other processes' arenas mapped here, shared by every communicator that needs them.
+fn mapped_arenas() -> &'static Mutex<HashMap<MapKey, Weak<Arena>>> {
+    static M: OnceLock<Mutex<HashMap<MapKey, Weak<Arena>>>> = OnceLock::new();
+    M.get_or_init(Default::default)
+}
+
+/// A joined communicator: the shared segment, every rank's memory, this rank's
+/// counters.
+pub(crate) struct Live {
+    pub seg: Segment,
+    pub rank: usize,
+    pub members: Vec<Member>,
+    pub arenas: Vec<PeerArena>,
+    pub device: Arc<SimDevice>,
+    /// A number naming this communicator, the same on every rank (for the
+    /// launch-order rule).
+    pub id: u64,
+    pub coll_seq: AtomicU64,
+    pub launches: AtomicU64,
+    /// Messages counted per (from, to, is_send).
+    pub p2p_seq: Mutex<HashMap<(usize, usize, bool), u64>>,
+    split_seq: AtomicU64,
+    /// When a wait last looked at its peers' processes.
+    pub last_liveness: Mutex<Instant>,
+}
+
+impl Live {
+    pub(super) fn new(joined: Joined, rank: usize, device: &Arc<SimDevice>) -> Result<Live> {
+        let me = os::pid();
+        let platform = super::platform()?;
+        let mut arenas = Vec::with_capacity(joined.members.len());
+        for (m, fd) in joined.members.iter().zip(joined.arenas) {
+            if m.pid == me {
+                arenas.push(PeerArena::Local(platform.device(m.device as usize)?));
+                continue;
+            }
+            let key = (m.pid, m.start_time, m.device);
+            let mut cache = lock(mapped_arenas());
+            cache.retain(|_, w| w.strong_count() > 0);
+            let arena = match cache.get(&key).and_then(Weak::upgrade) {
+                Some(a) => a,
+                None => {
+                    let a = Arc::new(Arena::open(fd)?);
+                    cache.insert(key, Arc::downgrade(&a));
+                    a
+                }
+            };
+            arenas.push(PeerArena::Mapped(arena));
+        }
+        let id = joined.segment.header().uuid[0].load(Ordering::Relaxed);
+        Ok(Live {
+            seg: joined.segment,
+            rank,
+            members: joined.members,
+            arenas,
+            device: device.clone(),
+            id,
+            coll_seq: AtomicU64::new(0),
+            launches: AtomicU64::new(0),
+            p2p_seq: Mutex::new(HashMap::new()),
+            split_seq: AtomicU64::new(0),
+            last_liveness: Mutex::new(Instant::now()),
+        })
+    }
+
+    pub fn size(&self) -> usize {
+        self.members.len()
+    }
+
+    /// `rank r (pid p)`, for messages.
+    pub fn who(&self, r: usize) -> String {
+        format!("rank {r} (pid {})", self.members[r].pid)
+    }
+
+    /// Why rank `r` can no longer take part, if it cannot.
+    pub fn gone(&self, r: usize) -> Option<String> {
+        let what = match self.seg.rank(r).state.load(Ordering::Acquire) {
+            DESTROYED => "destroyed its communicator",
+            ABORTED => "aborted its communicator",
+            DEAD => "died (its process exited or was killed)",
+            _ => return None,
+        };
+        Some(format!("{} {what}", self.who(r)))
+    }
+
+    /// Looks at the processes of `ranks` if the last look is older than a tick.
+    pub fn look_at_peers(&self, ranks: impl Iterator<Item = usize>) {
+        let mut last = lock(&self.last_liveness);
+        if last.elapsed() >= super::segment::LIVENESS_TICK {
+            *last = Instant::now();
+            drop(last);
+            self.seg.check_alive(ranks);
+        }
+    }
+
+    /// A failure of a peer that makes this communicator unusable (NCCL's remote
+    /// error), if any.
+    pub(super) fn remote_failure(&self) -> Option<Error> {
+        self.seg
+            .check_alive((0..self.size()).filter(|&r| r != self.rank));
+        (0..self.size()).filter(|&r| r != self.rank).find_map(|r| {
+            match self.seg.rank(r).state.load(Ordering::Acquire) {
+                ABORTED | DEAD => Some(Error::Remote {
+                    rank: r,
+                    reason: self.gone(r).unwrap_or_default(),
+                }),
+                _ => None,
+            }
+        })
+    }
+
+    /// The split protocol: every rank publishes its colour and key; each computes its
+    /// own new rank and size; the last to read frees the slot.
+    pub(super) fn split(
+        &self,
+        color: Option<u32>,
+        key: i32,
+        aborted: &AtomicBool,
+        timeout: Option<Duration>,
+    ) -> Result<Option<(usize, usize, [u8; 128])>> {
+        let n = self.size();
+        let seq = self.split_seq.fetch_add(1, Ordering::Relaxed);
+        let (head, entry) = self.seg.split(seq);
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        let give_up = |what: &str| -> Result<()> {
+            if aborted.load(Ordering::Acquire) {
+                return Err(Error::Aborted {
+                    what: format!("split on rank {}", self.rank),
+                });
+            }
+            if let Some(gone) = (0..n).find_map(|r| self.gone(r)) {
+                return Err(Error::InvalidUsage {
+                    op: "split",
+                    reason: format!("{gone} while {what}"),
+                });
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(Error::Timeout {
+                    op: "communicator split",
+                    waited: timeout.unwrap_or_default(),
+                });
+            }
+            Ok(())
+        };
+        // Claim the slot for split #seq.
+        loop {
+            let seen = self.seg.bell();
+            {
+                let _g = SpinGuard::lock(&head.lock);
+                let cur = head.seq.load(Ordering::Acquire);
+                if cur == 0 || cur == seq + 1 {
+                    head.seq.store(seq + 1, Ordering::Release);
+                    let mine: &SplitEntry = entry(self.rank);
+                    mine.color
+                        .store(color.map_or(0, |c| u64::from(c) + 1), Ordering::Relaxed);
+                    mine.key.store(key as u32, Ordering::Relaxed);
+                    mine.state.store(REGISTERED, Ordering::Release);
+                    break;
+                }
+            }
+            give_up("waiting for an earlier split")?;
+            self.look_at_peers(0..n);
+            self.seg.wait_bell(seen);
+        }
+        self.seg.ring();
+        loop {
+            let seen = self.seg.bell();
+            if (0..n).all(|r| entry(r).state.load(Ordering::Acquire) == REGISTERED) {
+                break;
+            }
+            give_up("waiting for every rank to split")?;
+            self.look_at_peers(0..n);
+            self.seg.wait_bell(seen);
+        }
+        let asks: Vec<(u64, i32)> = (0..n)
+            .map(|r| {
+                let e = entry(r);
+                (
+                    e.color.load(Ordering::Relaxed),
+                    e.key.load(Ordering::Relaxed) as i32,
+                )
+            })
+            .collect();
+        if head.left.fetch_add(1, Ordering::AcqRel) + 1 == n as u32 {
+            for r in 0..n {
+                let e = entry(r);
+                e.color.store(0, Ordering::Relaxed);
+                e.key.store(0, Ordering::Relaxed);
+                e.state.store(EMPTY, Ordering::Relaxed);
+            }
+            head.left.store(0, Ordering::Relaxed);
+            head.seq.store(0, Ordering::Release);
+            self.seg.ring();
+        }
+        let my_color = asks[self.rank].0;
+        if my_color == 0 {
+            return Ok(None);
+        }
+        let mut members: Vec<usize> = (0..n).filter(|&r| asks[r].0 == my_color).collect();
+        members.sort_by_key(|&r| (asks[r].1, r));
+        let new_rank = members.iter().position(|&r| r == self.rank).unwrap_or(0);
+        let mut id = [0u8; 128];
+        id[..8].copy_from_slice(crate::comm::id::SIM_MAGIC);
+        id[8..16].copy_from_slice(
+            &self.seg.header().uuid[0]
+                .load(Ordering::Relaxed)
+                .to_le_bytes(),
+        );
+        id[16..24].copy_from_slice(
+            &self.seg.header().uuid[1]
+                .load(Ordering::Relaxed)
+                .to_le_bytes(),
+        );
+        id[24..32].copy_from_slice(&seq.to_le_bytes());
+        id[32..40].copy_from_slice(&my_color.to_le_bytes());
+        id[40..45].copy_from_slice(b"split");
+        Ok(Some((new_rank, members.len(), id)))
+    }
+}

@@ -1,0 +1,439 @@
+//! A communicator's control segment: the state its ranks share, laid out in one
+//! anonymous shared-memory file that every rank maps, whether it is a thread of this
+//! process or another process of the host. Everything in it is an atomic, so any
+//! rank may read or write any field; a futex word (the *bell*) is rung after every
+//! change, and every wait also wakes periodically to notice ranks whose process died.
+//!
+//! Layout (all little structs are `repr(C)` and made of atomics only, so an all-zero
+//! file is a valid, empty state):
+//!
+//! ```text
+//! Header | RankInfo x n | (SlotHead + Entry x n) x SLOTS | P2pSlot x (n*n*P2P_SLOTS)
+//!        | (SplitHead + SplitEntry x n) x SPLIT_SLOTS
+//! ```
+
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use super::os::{self, Mapping};
+use crate::{Error, Result};
+
+pub(super) const MAGIC: u64 = 0x6e63_636c_7273_6731; // "ncclrsg1"
+/// Collective positions that can be registered and not yet finished, per communicator.
+pub(super) const SLOTS: usize = 2048;
+/// Messages in flight between one ordered pair of ranks.
+pub(super) const P2P_SLOTS: usize = 64;
+pub(super) const SPLIT_SLOTS: usize = 4;
+/// How often a wait looks at its peers' processes.
+pub(super) const LIVENESS_TICK: Duration = Duration::from_millis(50);
+/// Words of a caller's label kept per operation (for messages naming both sides).
+pub(super) const LABEL_WORDS: usize = 16;
+
+/// Rank states.
+pub(super) const ALIVE: u32 = 1;
+pub(super) const DESTROYED: u32 = 2;
+pub(super) const ABORTED: u32 = 3;
+/// The rank's process died, or its connection closed before the communicator existed.
+pub(super) const DEAD: u32 = 4;
+
+/// "No address" in entries.
+pub(super) const NONE: u64 = u64::MAX;
+
+#[repr(C)]
+pub(super) struct Header {
+    pub magic: AtomicU64,
+    pub size: AtomicU32,
+    /// The futex word every state change rings.
+    pub bell: AtomicU32,
+    pub uuid: [AtomicU64; 2],
+}
+
+#[repr(C)]
+pub(super) struct RankInfo {
+    pub pid: AtomicU32,
+    pub state: AtomicU32,
+    pub device: AtomicU32,
+    pub _pad: AtomicU32,
+    pub start_time: AtomicU64,
+    /// While this rank's stream runs a send that waits for its receiver:
+    /// `peer + 1` (0 when none), and the stream it runs on.
+    pub blocked_peer: AtomicU64,
+    pub blocked_stream: AtomicU64,
+    pub blocked_msg: AtomicU64,
+    /// Set by whoever finds a deadlock cycle through this rank: the cycle's ranks as a
+    /// bit mask (ranks below 64).
+    pub deadlock: AtomicU64,
+}
+
+/// Per-operation entry states.
+pub(super) const EMPTY: u32 = 0;
+pub(super) const REGISTERED: u32 = 1;
+pub(super) const ARRIVED: u32 = 2;
+pub(super) const DONE: u32 = 3;
+pub(super) const FAILED: u32 = 4;
+
+#[repr(C)]
+pub(super) struct SlotHead {
+    /// A spin lock for registration (holder's pid, 0 when free).
+    pub lock: AtomicU32,
+    pub arrived: AtomicU32,
+    /// `seq + 1` of the collective holding the slot; 0 when free.
+    pub seq: AtomicU64,
+    /// 0, or `1 | rank_a << 8 | rank_b << 24` for a mismatch between two ranks.
+    pub error: AtomicU64,
+    pub done: AtomicU32,
+    pub left: AtomicU32,
+}
+
+/// One rank's part of one operation: what it issued and where its buffers are.
+#[repr(C)]
+#[derive(Default)]
+pub(super) struct Entry {
+    pub state: AtomicU32,
+    /// `kind | dtype << 8 | op << 16 | has_root << 24`.
+    pub desc: AtomicU32,
+    pub root: AtomicU32,
+    pub _pad: AtomicU32,
+    pub count: AtomicU64,
+    /// A PreMulSum scalar's bytes (little-endian, zero-extended).
+    pub scalar: AtomicU64,
+    /// Arena offsets of this rank's buffers, or `NONE`.
+    pub send: AtomicU64,
+    pub recv: AtomicU64,
+    pub stream: AtomicU64,
+    pub label: [AtomicU64; LABEL_WORDS],
+}
+
+#[repr(C)]
+pub(super) struct P2pSlot {
+    pub lock: AtomicU32,
+    pub _pad: AtomicU32,
+    /// `n + 1` of the message holding the slot; 0 when free.
+    pub seq: AtomicU64,
+    pub send: Entry,
+    pub recv: Entry,
+}
+
+#[repr(C)]
+pub(super) struct SplitHead {
+    pub lock: AtomicU32,
+    pub left: AtomicU32,
+    pub seq: AtomicU64,
+}
+
+#[repr(C)]
+pub(super) struct SplitEntry {
+    pub state: AtomicU32,
+    pub key: AtomicU32,
+    /// `color + 1`, or 0 for "no colour".
+    pub color: AtomicU64,
+}
+
+fn size_of<T>() -> usize {
+    std::mem::size_of::<T>()
+}
+
+/// Byte offsets of the parts of a segment for `n` ranks.
+#[derive(Clone, Copy)]
+struct Layout {
+    n: usize,
+    ranks: usize,
+    slots: usize,
+    slot_len: usize,
+    p2p: usize,
+    splits: usize,
+    split_len: usize,
+    total: usize,
+}
+
+impl Layout {
+    fn new(n: usize) -> Layout {
+        let ranks = size_of::<Header>();
+        let slots = ranks + n * size_of::<RankInfo>();
+        let slot_len = size_of::<SlotHead>() + n * size_of::<Entry>();
+        let p2p = slots + SLOTS * slot_len;
+        let splits = p2p + n * n * P2P_SLOTS * size_of::<P2pSlot>();
+        let split_len = size_of::<SplitHead>() + n * size_of::<SplitEntry>();
+        let total = splits + SPLIT_SLOTS * split_len;
+        Layout {
+            n,
+            ranks,
+            slots,
+            slot_len,
+            p2p,
+            splits,
+            split_len,
+            total: total.div_ceil(4096) * 4096,
+        }
+    }
+}
+
+/// A mapped control segment.
+pub(super) struct Segment {
+    fd: OwnedFd,
+    map: Mapping,
+    layout: Layout,
+}
+
+impl Segment {
+    /// A new segment for `n` ranks (the rendezvous root makes it).
+    pub fn create(n: usize) -> Result<Segment> {
+        let layout = Layout::new(n);
+        let fd = os::memfd("nccl-rs-sim-communicator", layout.total).map_err(seg_err)?;
+        let map = Mapping::new(&fd, layout.total).map_err(seg_err)?;
+        let seg = Segment { fd, map, layout };
+        seg.header().size.store(n as u32, Ordering::Relaxed);
+        seg.header().magic.store(MAGIC, Ordering::Release);
+        Ok(seg)
+    }
+
+    /// Maps a segment received from the root, checking it is one for `n` ranks.
+    pub fn open(fd: OwnedFd, n: usize) -> Result<Segment> {
+        let layout = Layout::new(n);
+        let len = os::file_len(&fd).map_err(seg_err)?;
+        if len < layout.total {
+            return Err(Error::Sim {
+                op: "communicator init",
+                reason: format!(
+                    "the control segment has {len} bytes, {} expected",
+                    layout.total
+                ),
+            });
+        }
+        let map = Mapping::new(&fd, layout.total).map_err(seg_err)?;
+        let seg = Segment { fd, map, layout };
+        let h = seg.header();
+        if h.magic.load(Ordering::Acquire) != MAGIC || h.size.load(Ordering::Relaxed) as usize != n
+        {
+            return Err(Error::Sim {
+                op: "communicator init",
+                reason: "the control segment is not one of this communicator".into(),
+            });
+        }
+        Ok(seg)
+    }
+
+    pub fn fd(&self) -> &OwnedFd {
+        &self.fd
+    }
+
+    /// # Safety
+    ///
+    /// `off` must be the offset of a `T` inside the segment (from `Layout`).
+    unsafe fn at<T>(&self, off: usize) -> &T {
+        debug_assert!(off + size_of::<T>() <= self.map.len());
+        // SAFETY: inside the live mapping, 8-byte aligned (every struct's size is a
+        // multiple of 8 and the mapping is page-aligned); an all-zero or any other
+        // bit pattern is a valid value of these all-atomic structs.
+        unsafe { &*(self.map.ptr().add(off) as *const T) }
+    }
+
+    pub fn header(&self) -> &Header {
+        // SAFETY: the header is at offset 0.
+        unsafe { self.at(0) }
+    }
+
+    pub fn rank(&self, r: usize) -> &RankInfo {
+        assert!(r < self.layout.n);
+        // SAFETY: rank infos follow the header, one per rank.
+        unsafe { self.at(self.layout.ranks + r * size_of::<RankInfo>()) }
+    }
+
+    pub fn slot<'a>(&'a self, seq: u64) -> (&'a SlotHead, impl Fn(usize) -> &'a Entry + 'a) {
+        let base = self.layout.slots + (seq as usize % SLOTS) * self.layout.slot_len;
+        // SAFETY: slot heads are laid out every `slot_len` bytes.
+        let head: &SlotHead = unsafe { self.at(base) };
+        let entries = base + size_of::<SlotHead>();
+        (head, move |r: usize| {
+            assert!(r < self.layout.n);
+            // SAFETY: `n` entries follow each slot head.
+            unsafe { self.at(entries + r * size_of::<Entry>()) }
+        })
+    }
+
+    pub fn p2p(&self, from: usize, to: usize, n: u64) -> &P2pSlot {
+        let k = self.layout.n;
+        assert!(from < k && to < k);
+        let index = (from * k + to) * P2P_SLOTS + (n as usize % P2P_SLOTS);
+        // SAFETY: `n*n*P2P_SLOTS` slots laid out contiguously.
+        unsafe { self.at(self.layout.p2p + index * size_of::<P2pSlot>()) }
+    }
+
+    pub fn split<'a>(&'a self, seq: u64) -> (&'a SplitHead, impl Fn(usize) -> &'a SplitEntry + 'a) {
+        let base = self.layout.splits + (seq as usize % SPLIT_SLOTS) * self.layout.split_len;
+        // SAFETY: split heads every `split_len` bytes.
+        let head: &SplitHead = unsafe { self.at(base) };
+        let entries = base + size_of::<SplitHead>();
+        (head, move |r: usize| {
+            assert!(r < self.layout.n);
+            // SAFETY: `n` entries follow each split head.
+            unsafe { self.at(entries + r * size_of::<SplitEntry>()) }
+        })
+    }
+
+    /// Rings the bell: wakes every wait of every rank.
+    pub fn ring(&self) {
+        self.header().bell.fetch_add(1, Ordering::AcqRel);
+        os::futex_wake_all(&self.header().bell);
+    }
+
+    /// The bell's current value, to wait on after looking at the state.
+    pub fn bell(&self) -> u32 {
+        self.header().bell.load(Ordering::Acquire)
+    }
+
+    /// Sleeps until the bell rings after `seen`, or a liveness tick passes.
+    pub fn wait_bell(&self, seen: u32) {
+        os::futex_wait(&self.header().bell, seen, LIVENESS_TICK);
+    }
+
+    /// Marks ranks whose process has died as `DEAD` (and rings); returns the first
+    /// dead rank among `ranks` with its pid.
+    pub fn check_alive(&self, ranks: impl Iterator<Item = usize>) -> Option<(usize, u32)> {
+        let me = os::pid();
+        let mut found = None;
+        for r in ranks {
+            let info = self.rank(r);
+            let pid = info.pid.load(Ordering::Relaxed);
+            let state = info.state.load(Ordering::Acquire);
+            if state == DEAD {
+                found.get_or_insert((r, pid));
+                continue;
+            }
+            if pid == me || pid == 0 {
+                continue;
+            }
+            if !os::process_alive(pid, info.start_time.load(Ordering::Relaxed)) {
+                info.state.store(DEAD, Ordering::Release);
+                self.ring();
+                found.get_or_insert((r, pid));
+            }
+        }
+        found
+    }
+}
+
+fn seg_err(e: std::io::Error) -> Error {
+    Error::Sim {
+        op: "communicator segment",
+        reason: e.to_string(),
+    }
+}
+
+/// A spin lock in shared memory whose holder may be another process; a holder that
+/// died is detected and its lock taken over.
+pub(super) struct SpinGuard<'a>(&'a AtomicU32);
+
+impl<'a> SpinGuard<'a> {
+    pub fn lock(word: &'a AtomicU32) -> SpinGuard<'a> {
+        let me = os::pid();
+        let mut spins = 0u32;
+        let started = Instant::now();
+        loop {
+            match word.compare_exchange_weak(0, me, Ordering::Acquire, Ordering::Relaxed) {
+                Ok(_) => return SpinGuard(word),
+                Err(holder) => {
+                    spins += 1;
+                    if spins < 64 {
+                        std::hint::spin_loop();
+                    } else {
+                        std::thread::yield_now();
+                    }
+                    if holder != 0
+                        && holder != me
+                        && started.elapsed() > Duration::from_millis(200)
+                        && os::process_state(holder).is_none_or(|(_, running)| !running)
+                    {
+                        // The holder died inside the critical section: take over.
+                        let _ =
+                            word.compare_exchange(holder, 0, Ordering::AcqRel, Ordering::Relaxed);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Drop for SpinGuard<'_> {
+    fn drop(&mut self) {
+        self.0.store(0, Ordering::Release);
+    }
+}
+
+/// Packs up to `LABEL_WORDS * 8` bytes of `label` into an entry.
+pub(super) fn set_label(entry: &Entry, label: &str) {
+    let mut bytes = [0u8; LABEL_WORDS * 8];
+    let mut n = label.len().min(bytes.len());
+    while !label.is_char_boundary(n) {
+        n -= 1;
+    }
+    bytes[..n].copy_from_slice(&label.as_bytes()[..n]);
+    for (w, chunk) in entry.label.iter().zip(bytes.chunks_exact(8)) {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(chunk);
+        w.store(u64::from_le_bytes(b), Ordering::Relaxed);
+    }
+}
+
+/// An entry's label.
+pub(super) fn label(entry: &Entry) -> String {
+    let mut bytes = Vec::with_capacity(LABEL_WORDS * 8);
+    for w in &entry.label {
+        bytes.extend_from_slice(&w.load(Ordering::Relaxed).to_le_bytes());
+    }
+    let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
+/// Resets an entry to empty.
+pub(super) fn clear(entry: &Entry) {
+    entry.desc.store(0, Ordering::Relaxed);
+    entry.root.store(0, Ordering::Relaxed);
+    entry.count.store(0, Ordering::Relaxed);
+    entry.scalar.store(0, Ordering::Relaxed);
+    entry.send.store(NONE, Ordering::Relaxed);
+    entry.recv.store(NONE, Ordering::Relaxed);
+    entry.stream.store(0, Ordering::Relaxed);
+    for w in &entry.label {
+        w.store(0, Ordering::Relaxed);
+    }
+    entry.state.store(EMPTY, Ordering::Release);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_segment_maps_twice_onto_the_same_state() {
+        let a = Segment::create(3).unwrap();
+        let fd = a.fd().try_clone().unwrap();
+        let b = Segment::open(fd, 3).unwrap();
+        a.rank(2).pid.store(42, Ordering::Relaxed);
+        assert_eq!(b.rank(2).pid.load(Ordering::Relaxed), 42);
+        let (head, entry) = a.slot(SLOTS as u64 + 5);
+        head.seq.store(6, Ordering::Relaxed);
+        set_label(entry(1), "all_reduce #5 at a.rs:1");
+        let (head_b, entry_b) = b.slot(5);
+        assert_eq!(head_b.seq.load(Ordering::Relaxed), 6, "the ring wraps");
+        assert_eq!(label(entry_b(1)), "all_reduce #5 at a.rs:1");
+        assert!(Segment::open(a.fd().try_clone().unwrap(), 4).is_err());
+        let long = "é".repeat(200);
+        set_label(entry(0), &long);
+        assert!(long.starts_with(&label(entry(0))));
+    }
+
+    #[test]
+    fn the_spin_lock_excludes_and_a_dead_holder_is_overtaken() {
+        let word = AtomicU32::new(0);
+        {
+            let _g = SpinGuard::lock(&word);
+            assert_ne!(word.load(Ordering::Relaxed), 0);
+        }
+        assert_eq!(word.load(Ordering::Relaxed), 0);
+        word.store(u32::MAX - 3, Ordering::Relaxed); // a pid that does not exist
+        let _g = SpinGuard::lock(&word);
+        assert_eq!(word.load(Ordering::Relaxed), os::pid());
+    }
+}

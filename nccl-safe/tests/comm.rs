@@ -879,13 +879,37 @@ fn a_ring_of_sends_before_receives_is_a_reported_deadlock_and_a_self_send_is_ref
 
 #[test]
 fn unique_ids_from_nccl_and_random_ones() {
-    let a = UniqueId::new().expect("libnccl makes ids without a GPU");
-    let b = UniqueId::new().unwrap();
+    let a = UniqueId::nccl().expect("libnccl makes ids without a GPU");
+    let b = UniqueId::nccl().unwrap();
+    assert!(!a.is_sim());
     assert_ne!(a, b);
     assert_eq!(UniqueId::from_bytes(a.as_bytes()).unwrap(), a);
     let text = format!("{a:?}");
     assert!(text.starts_with("UniqueId(") && text.len() < 40, "{text}");
     assert_ne!(UniqueId::random(), UniqueId::random());
+    // Text round trip, and typed errors naming what is wrong.
+    let r = UniqueId::random();
+    assert_eq!(UniqueId::from_hex(&r.to_hex()).unwrap(), r);
+    assert!(
+        UniqueId::from_hex("abc")
+            .unwrap_err()
+            .to_string()
+            .contains("3 hex digits")
+    );
+    // The sim joins NCCL's ids too (the two kinds interoperate on the sim).
+    let devs = [Device::sim(4).unwrap()];
+    let c = Communicator::init(&devs[0], 0, 1, &a, &Config::new()).unwrap();
+    c.close().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cuda_a_sim_id_is_refused_at_once() {
+    let e = expect_err(
+        Communicator::init(&Device::cuda(0).unwrap(), 0, 1, &UniqueId::random(), &Config::new()),
+        "sim id on cuda",
+    );
+    assert!(e.to_string().contains("made for the sim driver"), "{e}");
 }
 
 #[test]

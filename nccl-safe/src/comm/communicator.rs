@@ -390,10 +390,7 @@ impl Communicator {
                 });
             }
         }
-        let id = match devices[0].driver() {
-            DriverKind::Sim => UniqueId::random(),
-            DriverKind::Cuda => UniqueId::new()?,
-        };
+        let id = UniqueId::for_driver(devices[0].driver())?;
         let n = devices.len();
         let nonblocking = config.clone().blocking(false);
         if devices[0].driver() == DriverKind::Cuda {

@@ -164,6 +164,7 @@ impl DeviceImpl {
                 id, rank, size, d, wait,
             )?)),
             DeviceImpl::Cuda(d) => {
+                refuse_sim_id(id)?;
                 let _guard = d.nccl_lock();
                 let comm = CudaComm::init(d, rank, size, &raw_id(id), config)?;
                 Ok(CommImpl::Cuda {
@@ -173,6 +174,21 @@ impl DeviceImpl {
             }
         }
     }
+}
+
+/// NCCL would try to reach the "address" in a sim id and hang until its bootstrap
+/// timeout: refuse it at once instead.
+fn refuse_sim_id(id: &[u8; 128]) -> Result<()> {
+    if &id[..8] == crate::comm::id::SIM_MAGIC {
+        return Err(Error::InvalidArgument {
+            op: "communicator init",
+            reason: "this unique id was made for the sim driver (UniqueId::random, or \
+                     UniqueId::new with NCCL_RS_DRIVER=sim); the cuda driver needs NCCL's \
+                     (UniqueId::nccl, or UniqueId::new on cuda)"
+                .into(),
+        });
+    }
+    Ok(())
 }
 
 fn raw_id(id: &[u8; 128]) -> sys::ncclUniqueId {
@@ -197,6 +213,7 @@ pub(crate) fn init_cuda_comms(
             DeviceImpl::Sim(_) => Err(mixed("init_all")),
         })
         .collect::<Result<_>>()?;
+    refuse_sim_id(id)?;
     let comms = CudaComm::init_all(&cuda, &raw_id(id), config)?;
     Ok(comms
         .into_iter()

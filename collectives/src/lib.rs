@@ -21,6 +21,7 @@
 
 mod connect;
 mod error;
+pub mod launch;
 mod options;
 mod process_group;
 mod recorder;
@@ -31,6 +32,7 @@ mod work;
 
 pub use connect::runtime_connect;
 pub use error::{Error, Result};
+pub use launch::{Launch, LaunchError, Launcher, Overrides, Rendezvous, Source};
 pub use options::{ErrorPolicy, InitWait, Options};
 pub use process_group::ProcessGroup;
 pub use recorder::{Dump, Entry, State};

@@ -26,6 +26,7 @@ mod process_group;
 mod recorder;
 mod report;
 mod state;
+pub mod store;
 mod watchdog;
 mod work;
 

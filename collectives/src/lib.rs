@@ -27,6 +27,7 @@ mod process_group;
 mod recorder;
 mod report;
 mod state;
+pub mod store;
 mod watchdog;
 mod work;
 

@@ -1,0 +1,245 @@
+//! The settings of the TCP store: [`ServerOptions`] for a
+//! [`TcpStoreServer`](super::TcpStoreServer) and [`ClientOptions`] for a
+//! [`TcpStore`](super::TcpStore), with their defaults and the checks that refuse
+//! values out of range.
+
+use std::time::Duration;
+
+use super::StoreError;
+use super::frame;
+
+/// The longest token accepted (it travels in the hello frame).
+pub(crate) const MAX_TOKEN_LEN: usize = 4096;
+/// The smallest `max_frame` accepted: room for the longest key and some value.
+pub(crate) const MIN_MAX_FRAME: u32 = 4096;
+/// The largest `max_frame` accepted.
+pub(crate) const MAX_MAX_FRAME: u32 = 1 << 30;
+
+/// Settings of a [`TcpStoreServer`](super::TcpStoreServer), checked by
+/// [`TcpStoreServer::bind`](super::TcpStoreServer::bind).
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    pub(crate) token: Option<String>,
+    pub(crate) max_frame: u32,
+    pub(crate) max_stored_bytes: u64,
+    pub(crate) max_keys: usize,
+    pub(crate) max_connections: usize,
+    pub(crate) frame_deadline: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions::new()
+    }
+}
+
+impl ServerOptions {
+    /// Defaults: no token, frames up to 16 MiB, 256 MiB of keys and values, 1,000,000
+    /// keys, 1024 connections, 10 s to finish a frame once it has begun.
+    pub fn new() -> ServerOptions {
+        ServerOptions {
+            token: None,
+            max_frame: frame::DEFAULT_MAX_FRAME,
+            max_stored_bytes: 256 << 20,
+            max_keys: 1_000_000,
+            max_connections: 1024,
+            frame_deadline: Duration::from_secs(10),
+        }
+    }
+
+    /// A shared secret every client must present in its hello (compared in constant
+    /// time); connections without it are closed before any request runs. 1 to 4096
+    /// bytes.
+    pub fn token(mut self, token: &str) -> ServerOptions {
+        self.token = Some(token.to_string());
+        self
+    }
+
+    /// The largest frame body accepted, in bytes (4 KiB to 1 GiB); a connection that
+    /// announces a larger one is closed.
+    pub fn max_frame(mut self, bytes: u32) -> ServerOptions {
+        self.max_frame = bytes;
+        self
+    }
+
+    /// The most bytes of keys and values stored at once (at least 1); a write past it
+    /// fails with [`StoreError::TooLarge`]. Registrations of
+    /// [`TcpStore::on_disconnect_set`](super::TcpStore::on_disconnect_set) count too.
+    pub fn max_stored_bytes(mut self, bytes: u64) -> ServerOptions {
+        self.max_stored_bytes = bytes;
+        self
+    }
+
+    /// The most keys stored at once (at least 1), registrations included.
+    pub fn max_keys(mut self, keys: usize) -> ServerOptions {
+        self.max_keys = keys;
+        self
+    }
+
+    /// The most connections served at once (at least 1); one more is told the server
+    /// is busy and closed.
+    pub fn max_connections(mut self, connections: usize) -> ServerOptions {
+        self.max_connections = connections;
+        self
+    }
+
+    /// How long a client has to finish a frame once its first byte arrived (and, with a
+    /// token, to send its hello after connecting); past it the connection is closed.
+    /// Idle connections between frames are kept. More than zero.
+    pub fn frame_deadline(mut self, deadline: Duration) -> ServerOptions {
+        self.frame_deadline = deadline;
+        self
+    }
+
+    /// Checks every option; the error names the first one out of range.
+    pub fn validate(&self) -> Result<(), StoreError> {
+        check_token_and_frame(self.token.as_deref(), self.max_frame)?;
+        if self.max_stored_bytes == 0 {
+            return bad("max_stored_bytes", "0".into(), "must be at least 1");
+        }
+        if self.max_keys == 0 {
+            return bad("max_keys", "0".into(), "must be at least 1");
+        }
+        if self.max_connections == 0 {
+            return bad("max_connections", "0".into(), "must be at least 1");
+        }
+        if self.frame_deadline.is_zero() {
+            return bad("frame_deadline", "0s".into(), "must be more than zero");
+        }
+        Ok(())
+    }
+}
+
+/// Settings of a [`TcpStore`](super::TcpStore) client.
+#[derive(Clone, Debug)]
+pub struct ClientOptions {
+    pub(crate) token: Option<String>,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) request_timeout: Duration,
+    pub(crate) max_frame: u32,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions::new()
+    }
+}
+
+impl ClientOptions {
+    /// Defaults: no token, keep trying to connect for 60 s, wait 60 s for each reply
+    /// (plus the timeout of a `wait`), frames up to 16 MiB (keep it at least the
+    /// server's).
+    pub fn new() -> ClientOptions {
+        ClientOptions {
+            token: None,
+            connect_timeout: Duration::from_secs(60),
+            request_timeout: Duration::from_secs(60),
+            max_frame: frame::DEFAULT_MAX_FRAME,
+        }
+    }
+
+    /// The server's shared secret (1 to 4096 bytes), sent in the hello frame.
+    pub fn token(mut self, token: &str) -> ClientOptions {
+        self.token = Some(token.to_string());
+        self
+    }
+
+    /// How long [`TcpStore::connect`](super::TcpStore::connect) keeps trying (the
+    /// server may not be up yet).
+    pub fn connect_timeout(mut self, timeout: Duration) -> ClientOptions {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long a request waits for its reply (a `wait` adds its own timeout); past it
+    /// the connection is closed. More than zero.
+    pub fn request_timeout(mut self, timeout: Duration) -> ClientOptions {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// The largest frame body sent or accepted, in bytes (4 KiB to 1 GiB).
+    pub fn max_frame(mut self, bytes: u32) -> ClientOptions {
+        self.max_frame = bytes;
+        self
+    }
+
+    pub(crate) fn has_token(&self) -> bool {
+        self.token.is_some()
+    }
+
+    /// Checks every option; the error names the first one out of range.
+    pub fn validate(&self) -> Result<(), StoreError> {
+        check_token_and_frame(self.token.as_deref(), self.max_frame)?;
+        if self.request_timeout.is_zero() {
+            return bad("request_timeout", "0s".into(), "must be more than zero");
+        }
+        Ok(())
+    }
+}
+
+fn bad(option: &'static str, value: String, reason: &str) -> Result<(), StoreError> {
+    Err(StoreError::InvalidOption {
+        option,
+        value,
+        reason: reason.to_string(),
+    })
+}
+
+/// The checks both sides share.
+fn check_token_and_frame(token: Option<&str>, max_frame: u32) -> Result<(), StoreError> {
+    if let Some(t) = token {
+        if t.is_empty() || t.len() > MAX_TOKEN_LEN {
+            let value = format!("{} bytes", t.len());
+            return bad("token", value, "must be 1 to 4096 bytes");
+        }
+    }
+    if !(MIN_MAX_FRAME..=MAX_MAX_FRAME).contains(&max_frame) {
+        let value = max_frame.to_string();
+        return bad("max_frame", value, "must be 4096 to 1073741824 bytes");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_out_of_range_are_named() {
+        let cases = [
+            (ServerOptions::new().token(""), "token"),
+            (ServerOptions::new().max_frame(10), "max_frame"),
+            (ServerOptions::new().max_frame(u32::MAX), "max_frame"),
+            (ServerOptions::new().max_stored_bytes(0), "max_stored_bytes"),
+            (ServerOptions::new().max_keys(0), "max_keys"),
+            (ServerOptions::new().max_connections(0), "max_connections"),
+            (
+                ServerOptions::new().frame_deadline(Duration::ZERO),
+                "frame_deadline",
+            ),
+        ];
+        for (options, name) in cases {
+            match options.validate() {
+                Err(StoreError::InvalidOption { option, .. }) => assert_eq!(option, name),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        assert!(ServerOptions::new().validate().is_ok());
+        let cases = [
+            (ClientOptions::new().token(&"t".repeat(4097)), "token"),
+            (ClientOptions::new().max_frame(4095), "max_frame"),
+            (
+                ClientOptions::new().request_timeout(Duration::ZERO),
+                "request_timeout",
+            ),
+        ];
+        for (options, name) in cases {
+            match options.validate() {
+                Err(StoreError::InvalidOption { option, .. }) => assert_eq!(option, name),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        assert!(ClientOptions::new().validate().is_ok());
+    }
+}

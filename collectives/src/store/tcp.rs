@@ -1,0 +1,545 @@
+//! The TCP store's client, [`TcpStore`]. One connection per client, on which the
+//! requests of its threads take turns in the order they come; connecting retries with
+//! capped exponential backoff until a deadline.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::frame::{self, ErrorCode, Frame, Limits, PROTOCOL_VERSION};
+use super::options::ClientOptions;
+use super::{Store, StoreError, check_key, deadline_after, lock, short};
+
+/// The first pause between connection attempts; it doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(10);
+/// The longest pause between connection attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(1);
+/// Why the connection of a [`TcpStore`] is gone after [`TcpStore::close`].
+const CLOSED_BY_CLOSE: &str = "closed by TcpStore::close";
+/// The longest a `wait` holds the connection before letting other requests through.
+const WAIT_SLICE: Duration = Duration::from_millis(100);
+/// The longest one TCP connection attempt may take.
+const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A client of a [`TcpStoreServer`](super::TcpStoreServer). `Send + Sync`: threads
+/// share it, and their requests take turns on its one connection (a `wait` gives the
+/// others a turn at least every 100 ms, so one thread may wait for a key that another
+/// thread sets through the same client).
+///
+/// The connection is never silently replaced: after an I/O error, a reply timeout or a
+/// protocol error every later call fails with [`StoreError::Closed`], because a new
+/// connection would have lost this one's [`on_disconnect_set`](Self::on_disconnect_set)
+/// registrations (which the server carries out as the old one drops).
+#[derive(Debug)]
+pub struct TcpStore {
+    addr: String,
+    options: ClientOptions,
+    conn: Mutex<Conn>,
+    /// Signalled when a request ends, for the next in line.
+    next_turn: Condvar,
+}
+
+#[derive(Debug)]
+struct Conn {
+    stream: Option<TcpStream>,
+    buf: Vec<u8>,
+    closed: String,
+    /// Requests take turns in the order they arrive: a plain mutex lets the thread
+    /// that just released it take it again at once, which can starve the others.
+    next_ticket: u64,
+    serving: u64,
+}
+
+/// The connection, held for one request, handed to the next in line when dropped.
+struct Turn<'a> {
+    conn: MutexGuard<'a, Conn>,
+    next_turn: &'a Condvar,
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        self.conn.serving += 1;
+        self.next_turn.notify_all();
+    }
+}
+
+/// How one connection attempt failed.
+enum Attempt {
+    /// Worth another try (refused, reset, busy server): the error's text.
+    Retry(String),
+    /// Not worth another (wrong token, wrong protocol).
+    Fatal(StoreError),
+}
+
+impl TcpStore {
+    /// Connects to `addr` (`host:port`), retrying with exponential backoff (10 ms
+    /// doubling to 1 s) until [`ClientOptions::connect_timeout`] has passed, then says the
+    /// hello (with the token, if any). A refused token is [`StoreError::Rejected`] at
+    /// once; running out of time is [`StoreError::Connect`] naming the address, the
+    /// time tried and the last error.
+    pub fn connect(addr: &str, options: ClientOptions) -> Result<TcpStore, StoreError> {
+        options.validate()?;
+        let start = Instant::now();
+        let deadline = deadline_after(options.connect_timeout);
+        let mut backoff = FIRST_BACKOFF;
+        loop {
+            let last_error = match attempt(addr, &options, deadline) {
+                Ok(stream) => {
+                    return Ok(TcpStore {
+                        addr: addr.to_string(),
+                        options,
+                        next_turn: Condvar::new(),
+                        conn: Mutex::new(Conn {
+                            stream: Some(stream),
+                            buf: Vec::new(),
+                            closed: String::new(),
+                            next_ticket: 0,
+                            serving: 0,
+                        }),
+                    });
+                }
+                Err(Attempt::Fatal(e)) => return Err(e),
+                Err(Attempt::Retry(why)) => why,
+            };
+            let left =
+                deadline.map_or(MAX_BACKOFF, |d| d.saturating_duration_since(Instant::now()));
+            if left.is_zero() {
+                return Err(StoreError::Connect {
+                    addr: addr.to_string(),
+                    waited: start.elapsed(),
+                    last_error,
+                });
+            }
+            log::debug!("store client: {addr} not ready ({last_error}); retrying");
+            thread::sleep(backoff.min(left));
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+    }
+
+    /// The address it was connected to, as given.
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    /// Registers that the *server* sets `key` to `value` if this client's connection
+    /// ends without [`close`](Self::close): the process was killed, crashed, panicked,
+    /// dropped this `TcpStore`, or the connection broke. Other ranks `wait` on `key` to
+    /// learn of the failure. A second registration of the same key replaces the first.
+    /// Registrations count against the server's byte and key limits while they are
+    /// held. The server notices a dead client when its operating system closes the
+    /// socket (at once for a killed process on a live host; a vanished host is noticed
+    /// only once TCP gives up).
+    pub fn on_disconnect_set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        check_key(key)?;
+        let request = Frame::OnDisconnectSet {
+            key: key.to_string(),
+            value: value.to_vec(),
+        };
+        self.call(
+            &request,
+            "on_disconnect_set",
+            Duration::ZERO,
+            key,
+            |reply| match reply {
+                Frame::Ok => Ok(()),
+                other => Err(other),
+            },
+        )
+    }
+
+    /// Closes the connection in an orderly way: a goodbye tells the server to drop this
+    /// client's on-disconnect registrations. Later calls fail with
+    /// [`StoreError::Closed`]; closing again is a no-op.
+    ///
+    /// On a connection already broken by an error it returns that
+    /// [`StoreError::Closed`]: the server has carried out the registrations then.
+    pub fn close(&self) -> Result<(), StoreError> {
+        let mut turn = self.turn();
+        if turn.conn.stream.is_none() && turn.conn.closed == CLOSED_BY_CLOSE {
+            return Ok(());
+        }
+        match self.exchange_in(&mut turn.conn, &Frame::Goodbye, Duration::ZERO, "")? {
+            Frame::Ok => {
+                turn.conn.break_with(CLOSED_BY_CLOSE.into());
+                Ok(())
+            }
+            other => Err(turn.conn.unexpected(other, "goodbye")),
+        }
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            max_frame: self.options.max_frame,
+        }
+    }
+
+    /// Sends `request` in this thread's turn and returns what `pick` takes from the
+    /// reply; a reply `pick` does not want breaks the connection. `op` names the request
+    /// in that error, `key` the key in refusals; `extra` is added to the reply deadline
+    /// (a wait's timeout).
+    fn call<T>(
+        &self,
+        request: &Frame,
+        op: &str,
+        extra: Duration,
+        key: &str,
+        pick: impl FnOnce(Frame) -> Result<T, Frame>,
+    ) -> Result<T, StoreError> {
+        let mut turn = self.turn();
+        let reply = self.exchange_in(&mut turn.conn, request, extra, key)?;
+        pick(reply).map_err(|other| turn.conn.unexpected(other, op))
+    }
+
+    /// Sends `request` on `conn` (this thread's turn) and returns its reply; refusals
+    /// become errors, and errors that leave the connection in doubt break it.
+    fn exchange_in(
+        &self,
+        conn: &mut Conn,
+        request: &Frame,
+        extra: Duration,
+        key: &str,
+    ) -> Result<Frame, StoreError> {
+        let bytes = frame::encode(request, &self.limits()).map_err(|e| match e {
+            frame::FrameError::TooLarge { size, limit } => StoreError::TooLarge {
+                what: "request frame body".into(),
+                size,
+                limit,
+            },
+            other => StoreError::Protocol {
+                what: other.to_string(),
+            },
+        })?;
+        let Some(stream) = conn.stream.as_ref() else {
+            return Err(StoreError::Closed {
+                addr: self.addr.clone(),
+                reason: conn.closed.clone(),
+            });
+        };
+        let deadline = self
+            .options
+            .request_timeout
+            .checked_add(extra)
+            .and_then(deadline_after);
+        let limits = self.limits();
+        let result = exchange(stream, &mut conn.buf, &bytes, deadline, &limits, &self.addr);
+        let reply = match result {
+            Ok(reply) => reply,
+            Err(e) => {
+                conn.break_with(e.to_string());
+                return Err(e);
+            }
+        };
+        let (code, message) = match reply {
+            Frame::TooLarge { what, size, limit } => {
+                return Err(StoreError::TooLarge { what, size, limit });
+            }
+            Frame::Error { code, message } => (code, message),
+            other => return Ok(other),
+        };
+        Err(match code {
+            ErrorCode::InvalidKey => StoreError::InvalidKey {
+                key: short(key),
+                reason: message,
+            },
+            ErrorCode::Counter => StoreError::Counter {
+                key: short(key),
+                reason: message,
+            },
+            ErrorCode::Rejected | ErrorCode::Busy => {
+                conn.break_with(format!("the server refused: {message}"));
+                StoreError::Rejected {
+                    addr: self.addr.clone(),
+                    reason: message,
+                }
+            }
+            ErrorCode::Protocol => {
+                conn.break_with(format!("protocol error: {message}"));
+                StoreError::Protocol { what: message }
+            }
+        })
+    }
+
+    /// Waits for this thread's turn on the connection.
+    fn turn(&self) -> Turn<'_> {
+        let mut conn = lock(&self.conn);
+        let ticket = conn.next_ticket;
+        conn.next_ticket += 1;
+        while conn.serving != ticket {
+            conn = self.next_turn.wait(conn).unwrap_or_else(|e| e.into_inner());
+        }
+        Turn {
+            conn,
+            next_turn: &self.next_turn,
+        }
+    }
+}
+
+impl Conn {
+    /// A reply of the wrong kind: the connection can no longer be trusted.
+    fn unexpected(&mut self, reply: Frame, op: &str) -> StoreError {
+        let what = format!("unexpected reply to {op}: {reply:?}");
+        self.break_with(what.clone());
+        StoreError::Protocol { what }
+    }
+
+    fn break_with(&mut self, why: String) {
+        if let Some(stream) = self.stream.take() {
+            let _ = stream.shutdown(Shutdown::Both);
+        }
+        self.buf.clear();
+        self.closed = why;
+    }
+}
+
+/// One connection attempt: resolve, connect, hello.
+fn attempt(
+    addr: &str,
+    options: &ClientOptions,
+    deadline: Option<Instant>,
+) -> Result<TcpStream, Attempt> {
+    let left = || {
+        deadline
+            .map_or(ATTEMPT_TIMEOUT, |d| {
+                d.saturating_duration_since(Instant::now())
+            })
+            .clamp(Duration::from_millis(10), ATTEMPT_TIMEOUT)
+    };
+    let addrs: Vec<_> = addr
+        .to_socket_addrs()
+        .map_err(|e| Attempt::Retry(format!("resolving {addr}: {e}")))?
+        .collect();
+    let mut last = format!("{addr} resolves to no address");
+    let mut stream = None;
+    for sa in addrs {
+        match TcpStream::connect_timeout(&sa, left()) {
+            Ok(s) => {
+                stream = Some(s);
+                break;
+            }
+            Err(e) => last = format!("connecting to {sa}: {e}"),
+        }
+    }
+    let Some(stream) = stream else {
+        return Err(Attempt::Retry(last));
+    };
+    let io = |e: std::io::Error| Attempt::Retry(format!("setting up the connection: {e}"));
+    stream.set_nodelay(true).map_err(io)?;
+    stream
+        .set_write_timeout(Some(options.request_timeout))
+        .map_err(io)?;
+    let hello = Frame::Hello {
+        version: PROTOCOL_VERSION,
+        token: options.token.clone(),
+    };
+    let limits = Limits {
+        max_frame: options.max_frame,
+    };
+    let bytes = frame::encode(&hello, &limits).map_err(|e| {
+        Attempt::Fatal(StoreError::Protocol {
+            what: format!("the hello does not fit: {e}"),
+        })
+    })?;
+    // The hello must be answered within the request timeout, and (unless that leaves
+    // less than a second) before the connection deadline.
+    let hello_wait = options
+        .request_timeout
+        .min(left().max(Duration::from_secs(1)));
+    let hello_deadline = deadline_after(hello_wait);
+    let mut buf = Vec::new();
+    match exchange(&stream, &mut buf, &bytes, hello_deadline, &limits, addr) {
+        Ok(Frame::Ok) => Ok(stream),
+        Ok(Frame::Error {
+            code: ErrorCode::Busy,
+            message,
+        }) => Err(Attempt::Retry(message)),
+        Ok(Frame::Error {
+            code: ErrorCode::Rejected,
+            message,
+        }) => Err(Attempt::Fatal(StoreError::Rejected {
+            addr: addr.to_string(),
+            reason: message,
+        })),
+        Ok(other) => Err(Attempt::Fatal(StoreError::Protocol {
+            what: format!("the server answered the hello with {other:?}"),
+        })),
+        Err(e @ StoreError::Protocol { .. }) => Err(Attempt::Fatal(e)),
+        Err(e) => Err(Attempt::Retry(e.to_string())),
+    }
+}
+
+/// Writes `request` and reads one reply frame before `deadline`.
+fn exchange(
+    mut stream: &TcpStream,
+    buf: &mut Vec<u8>,
+    request: &[u8],
+    deadline: Option<Instant>,
+    limits: &Limits,
+    addr: &str,
+) -> Result<Frame, StoreError> {
+    let io = |op: &str, e: std::io::Error| StoreError::Io {
+        op: format!("{op} {addr}"),
+        error: e.to_string(),
+    };
+    stream
+        .write_all(request)
+        .map_err(|e| io("sending a request to", e))?;
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        match frame::decode(buf, limits) {
+            Ok(Some((reply, used))) => {
+                buf.drain(..used);
+                return Ok(reply);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                return Err(StoreError::Protocol {
+                    what: format!("reply from {addr}: {e}"),
+                });
+            }
+        }
+        let timeout = match deadline {
+            Some(d) => match d.checked_duration_since(Instant::now()) {
+                Some(left) if !left.is_zero() => Some(left),
+                _ => {
+                    return Err(StoreError::Io {
+                        op: format!("waiting for the reply of {addr}"),
+                        error: "no reply in time".into(),
+                    });
+                }
+            },
+            None => None,
+        };
+        stream
+            .set_read_timeout(timeout)
+            .map_err(|e| io("configuring the connection to", e))?;
+        match stream.read(&mut chunk) {
+            Ok(0) => {
+                return Err(StoreError::Closed {
+                    addr: addr.to_string(),
+                    reason: "the server closed the connection".into(),
+                });
+            }
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                ) => {}
+            Err(e) => return Err(io("reading the reply of", e)),
+        }
+    }
+}
+
+impl Store for TcpStore {
+    fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        check_key(key)?;
+        let request = Frame::Set {
+            key: key.to_string(),
+            value: value.to_vec(),
+        };
+        self.call(&request, "set", Duration::ZERO, key, |reply| match reply {
+            Frame::Ok => Ok(()),
+            other => Err(other),
+        })
+    }
+
+    fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        check_key(key)?;
+        let request = Frame::Get {
+            key: key.to_string(),
+        };
+        self.call(&request, "get", Duration::ZERO, key, |reply| match reply {
+            Frame::Value(v) => Ok(v),
+            other => Err(other),
+        })
+    }
+
+    /// Waits on the server in slices of at most 100 ms, so that other threads' requests
+    /// on this client get their turn in between.
+    fn wait(&self, keys: &[&str], timeout: Duration) -> Result<(), StoreError> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        keys.iter().try_for_each(|k| check_key(k))?;
+        let start = Instant::now();
+        let deadline = deadline_after(timeout);
+        let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        loop {
+            let left = deadline.map_or(WAIT_SLICE, |d| d.saturating_duration_since(Instant::now()));
+            let slice = left.min(WAIT_SLICE);
+            let request = Frame::Wait {
+                keys: keys.clone(),
+                timeout_ms: slice.as_micros().div_ceil(1000) as u64,
+            };
+            let missing = self.call(&request, "wait", slice, &keys[0], |reply| match reply {
+                Frame::Ok => Ok(None),
+                Frame::WaitTimeout { missing } => Ok(Some(missing)),
+                other => Err(other),
+            })?;
+            let Some(missing) = missing else {
+                return Ok(());
+            };
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(StoreError::Timeout {
+                    missing,
+                    waited: start.elapsed(),
+                });
+            }
+        }
+    }
+
+    fn add(&self, key: &str, delta: i64) -> Result<i64, StoreError> {
+        check_key(key)?;
+        let request = Frame::Add {
+            key: key.to_string(),
+            delta,
+        };
+        self.call(&request, "add", Duration::ZERO, key, |reply| match reply {
+            Frame::Int(v) => Ok(v),
+            other => Err(other),
+        })
+    }
+
+    fn compare_set(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        check_key(key)?;
+        let request = Frame::CompareSet {
+            key: key.to_string(),
+            expected: expected.map(<[u8]>::to_vec),
+            new: new.to_vec(),
+        };
+        self.call(
+            &request,
+            "compare_set",
+            Duration::ZERO,
+            key,
+            |reply| match reply {
+                Frame::Value(v) => Ok(v),
+                other => Err(other),
+            },
+        )
+    }
+
+    fn delete(&self, key: &str) -> Result<bool, StoreError> {
+        check_key(key)?;
+        let request = Frame::Delete {
+            key: key.to_string(),
+        };
+        self.call(
+            &request,
+            "delete",
+            Duration::ZERO,
+            key,
+            |reply| match reply {
+                Frame::Bool(existed) => Ok(existed),
+                other => Err(other),
+            },
+        )
+    }
+}

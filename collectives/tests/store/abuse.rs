@@ -1,0 +1,190 @@
+//! A server under abuse, through raw sockets: requests before the hello, a wrong token,
+//! malformed, truncated, oversized and stalled frames, a flood of connections. Each
+//! closes only its own connection; a normal client is served promptly after each.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::time::{Duration, Instant};
+
+use collectives::store::frame::{self, ErrorCode, Frame, Limits};
+use collectives::store::{ServerOptions, Store, StoreError, TcpStore};
+
+use super::{assert_serving, client, client_options, encode, raw, server, until_closed};
+
+#[test]
+fn tokens_are_checked_and_a_rejected_client_does_not_disturb_the_others() {
+    let srv = server(ServerOptions::new().token("sesame"));
+    let addr = srv.local_addr().to_string();
+    let good = TcpStore::connect(&addr, client_options().token("sesame")).unwrap();
+    good.set("k", b"v").unwrap();
+    for options in [client_options().token("sesamE"), client_options()] {
+        match TcpStore::connect(&addr, options) {
+            Err(StoreError::Rejected { addr: a, reason }) => {
+                assert_eq!(a, addr);
+                assert!(reason.contains("token"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // A request without the hello is never executed.
+    let s = raw(&srv);
+    let set = Frame::Set {
+        key: "intruder".into(),
+        value: b"x".to_vec(),
+    };
+    (&s).write_all(&encode(&set)).unwrap();
+    let (frames, _) = until_closed(&s);
+    assert!(
+        matches!(
+            &frames[..],
+            [Frame::Error {
+                code: ErrorCode::Rejected,
+                ..
+            }]
+        ),
+        "{frames:?}"
+    );
+    assert_eq!(good.get("intruder").unwrap(), None);
+    // Before its hello, a client may not announce a frame bigger than a hello.
+    let s = raw(&srv);
+    (&s).write_all(&100_000u32.to_le_bytes()).unwrap();
+    let (frames, _) = until_closed(&s);
+    assert!(
+        matches!(&frames[..], [Frame::TooLarge { size: 100_000, .. }]),
+        "{frames:?}"
+    );
+    assert_eq!(good.get("k").unwrap().as_deref(), Some(&b"v"[..]));
+    assert_serving(&srv, client_options().token("sesame"));
+}
+
+#[test]
+fn malformed_truncated_and_oversized_frames_close_only_their_connection() {
+    let srv = server(ServerOptions::new());
+    let bystander = client(&srv);
+    bystander.set("before", b"1").unwrap();
+    // An unknown opcode.
+    let s = raw(&srv);
+    (&s).write_all(&[1, 0, 0, 0, 0x42]).unwrap();
+    let (frames, took) = until_closed(&s);
+    let [Frame::Error { code, message }] = &frames[..] else {
+        panic!("{frames:?}");
+    };
+    assert!(
+        *code == ErrorCode::Protocol && message.contains("0x42"),
+        "{message}"
+    );
+    assert!(took < Duration::from_secs(1));
+    assert_serving(&srv, client_options());
+    // Half a frame, then the end of the stream.
+    let s = raw(&srv);
+    (&s).write_all(
+        &encode(&Frame::Get {
+            key: "before".into(),
+        })[..7],
+    )
+    .unwrap();
+    s.shutdown(Shutdown::Write).unwrap();
+    let (frames, took) = until_closed(&s);
+    assert!(
+        frames.is_empty() && took < Duration::from_secs(1),
+        "{frames:?}"
+    );
+    assert_serving(&srv, client_options());
+    // A length prefix far over the limit: refused before any body arrives.
+    let s = raw(&srv);
+    (&s).write_all(&0x7fff_ffffu32.to_le_bytes()).unwrap();
+    let (frames, took) = until_closed(&s);
+    assert!(
+        matches!(
+            &frames[..],
+            [Frame::TooLarge {
+                size: 0x7fff_ffff,
+                ..
+            }]
+        ),
+        "{frames:?}"
+    );
+    assert!(took < Duration::from_secs(1));
+    // A reply opcode sent as a request.
+    let s = raw(&srv);
+    (&s).write_all(&encode(&Frame::Int(3))).unwrap();
+    let (frames, _) = until_closed(&s);
+    assert!(matches!(
+        &frames[..],
+        [Frame::Error {
+            code: ErrorCode::Protocol,
+            ..
+        }]
+    ));
+    assert_serving(&srv, client_options());
+    assert_eq!(bystander.get("before").unwrap().as_deref(), Some(&b"1"[..]));
+}
+
+#[test]
+fn a_slow_loris_is_cut_off_at_the_frame_deadline_while_others_are_served() {
+    let deadline = Duration::from_millis(300);
+    let srv = server(ServerOptions::new().frame_deadline(deadline));
+    let idle = raw(&srv);
+    let s = raw(&srv);
+    let t = Instant::now();
+    (&s).write_all(&encode(&Frame::Get { key: "k".into() })[..6])
+        .unwrap();
+    assert_serving(&srv, client_options());
+    let (frames, _) = until_closed(&s);
+    let took = t.elapsed();
+    assert!(frames.is_empty(), "{frames:?}");
+    assert!(
+        took >= deadline && took < Duration::from_millis(1500),
+        "{took:?}"
+    );
+    // An idle connection between frames is not cut off.
+    (&idle)
+        .write_all(&encode(&Frame::Get { key: "k".into() }))
+        .unwrap();
+    let mut reply = [0u8; 6];
+    (&idle).read_exact(&mut reply).unwrap();
+    assert_eq!(
+        frame::decode(&reply, &Limits::default())
+            .unwrap()
+            .unwrap()
+            .0,
+        Frame::Value(None)
+    );
+    assert_serving(&srv, client_options());
+}
+
+#[test]
+fn a_flood_of_connections_past_the_limit_is_refused_and_then_served() {
+    let srv = server(ServerOptions::new().max_connections(8));
+    let flood: Vec<TcpStream> = (0..40).map(|_| raw(&srv)).collect();
+    // Connections are accepted in order: the first 8 are served, the rest refused.
+    for s in &flood[8..] {
+        let (frames, took) = until_closed(s);
+        let [Frame::Error { code, message }] = &frames[..] else {
+            panic!("{frames:?}");
+        };
+        assert!(
+            *code == ErrorCode::Busy && message.contains("8 connections"),
+            "{message}"
+        );
+        assert!(took < Duration::from_secs(1));
+    }
+    for s in &flood[..8] {
+        s.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+        assert!(until_closed(s).0.is_empty());
+    }
+    assert_eq!(srv.connections(), 8);
+    let addr = srv.local_addr().to_string();
+    let short = client_options().connect_timeout(Duration::from_millis(300));
+    match TcpStore::connect(&addr, short) {
+        Err(StoreError::Connect {
+            addr: a, waited, ..
+        }) => {
+            assert_eq!(a, addr);
+            assert!(waited >= Duration::from_millis(300));
+        }
+        other => panic!("{other:?}"),
+    }
+    drop(flood);
+    assert_serving(&srv, client_options());
+}

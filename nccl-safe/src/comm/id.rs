@@ -92,6 +92,13 @@ impl UniqueId {
         UniqueId(bytes)
     }
 
+    /// The name of the abstract Unix socket of this id's sim rendezvous root (as
+    /// `/proc/net/unix` shows it, with a leading `@`), for diagnostics: it exists only
+    /// while a rank of this host hosts the root.
+    pub fn sim_root_name(&self) -> String {
+        format!("@{}", crate::sim::root_name(&self.0))
+    }
+
     /// Whether this id was made for the sim driver.
     pub fn is_sim(&self) -> bool {
         &self.0[..8] == SIM_MAGIC
@@ -119,8 +126,13 @@ impl UniqueId {
         }
         let mut bytes = [0u8; 128];
         for (i, b) in bytes.iter_mut().enumerate() {
-            *b = u8::from_str_radix(&t[2 * i..2 * i + 2], 16)
-                .map_err(|_| bad(format!("{:?} at {} is not hex", &t[2 * i..2 * i + 2], 2 * i)))?;
+            *b = u8::from_str_radix(&t[2 * i..2 * i + 2], 16).map_err(|_| {
+                bad(format!(
+                    "{:?} at {} is not hex",
+                    &t[2 * i..2 * i + 2],
+                    2 * i
+                ))
+            })?;
         }
         Ok(UniqueId(bytes))
     }

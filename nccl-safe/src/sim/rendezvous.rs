@@ -67,8 +67,13 @@ fn digest(id: &[u8; 128]) -> String {
     )
 }
 
+/// The abstract socket name of `id`'s root.
+pub(crate) fn root_name(id: &[u8; 128]) -> String {
+    format!("nccl-rs-sim-{}-{}", os::uid(), digest(id))
+}
+
 fn address(id: &[u8; 128]) -> Result<SocketAddr> {
-    let name = format!("nccl-rs-sim-{}-{}", os::uid(), digest(id));
+    let name = root_name(id);
     SocketAddr::from_abstract_name(name.as_bytes()).map_err(|e| io_err("rendezvous address", e))
 }
 

@@ -301,7 +301,9 @@ impl Segment {
                 found.get_or_insert((r, pid));
                 continue;
             }
-            if pid == me || pid == 0 {
+            // A rank that destroyed or aborted its communicator may exit: that is not a
+            // death (it is reported as what it did).
+            if pid == me || pid == 0 || state != ALIVE {
                 continue;
             }
             if !os::process_alive(pid, info.start_time.load(Ordering::Relaxed)) {

@@ -291,6 +291,8 @@ fn worker(state: &StreamState, seed: u64, jitter: bool) {
 #[derive(Default)]
 struct EventProgress {
     recorded: u64,
+    /// Where the most recent record sits: its stream and position there.
+    target: Option<(Arc<StreamState>, u64)>,
     completed: u64,
     completed_at: Option<Instant>,
     /// Callbacks waiting for a generation to complete.
@@ -315,6 +317,8 @@ impl SimEvent {
         let generation = {
             let mut p = lock(&self.state.0);
             p.recorded += 1;
+            let (submitted, _) = stream.state.positions();
+            p.target = Some((stream.state.clone(), submitted));
             p.recorded
         };
         let state = self.state.clone();
@@ -353,9 +357,14 @@ impl SimEvent {
         }))
     }
 
+    /// Whether the most recent record has completed: its stream has passed its
+    /// position (so a stream synchronize that returned implies it, as on CUDA).
     pub fn query(&self) -> bool {
         let p = lock(&self.state.0);
-        p.completed >= p.recorded
+        match &p.target {
+            Some((stream, at)) => stream.positions().1 >= *at,
+            None => true,
+        }
     }
 
     pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
@@ -371,7 +380,11 @@ impl SimEvent {
     /// Runs `f` when the most recent record completes (at once if it has).
     pub fn on_complete(&self, f: Box<dyn FnOnce() + Send>) {
         let mut p = lock(&self.state.0);
-        if p.completed >= p.recorded {
+        let passed = match &p.target {
+            Some((stream, at)) => stream.positions().1 >= *at,
+            None => true,
+        };
+        if p.completed >= p.recorded || passed {
             drop(p);
             f();
         } else {
@@ -536,6 +549,19 @@ mod tests {
         let woke = rx.recv_timeout(Duration::from_secs(10)).unwrap();
         assert!(woke >= opened);
         assert!(e.query());
+    }
+
+    #[test]
+    fn after_a_stream_synchronize_every_event_recorded_before_it_has_completed() {
+        // As on CUDA; the events' own callbacks may still be running at that moment.
+        let stream = SimStream::with_settings(device(), 64, 7, true).unwrap();
+        for _ in 0..2000 {
+            stream.submit(Box::new(|| Ok(()))).unwrap();
+            let e = SimEvent::new();
+            e.record(&stream).unwrap();
+            stream.synchronize(None).unwrap();
+            assert!(e.query());
+        }
     }
 
     #[test]

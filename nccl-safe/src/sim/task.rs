@@ -65,26 +65,23 @@ fn wait(
         if let Some(e) = extra() {
             return Err(e);
         }
-        if ready()? {
-            return Ok(());
-        }
         if live.seg.rank(me).state.load(Ordering::Acquire) == ABORTED {
             return Err(format!(
                 "rank {me}: the communicator was aborted while {what}"
             ));
         }
+        // The root cause first: a needed peer that is gone explains why others failed.
+        live.look_at_peers((0..n).filter(|&r| r != me && needed(r)));
         for r in (0..n).filter(|&r| r != me && needed(r)) {
             if let Some(g) = live.gone(r) {
                 return Err(format!("{what}: {g}"));
             }
         }
-        live.look_at_peers((0..n).filter(|&r| r != me && needed(r)));
+        if ready()? {
+            return Ok(());
+        }
         live.seg.wait_bell(seen);
     }
-}
-
-fn none(_: &mut ()) -> Option<String> {
-    None
 }
 
 /// The stream task of one launch.
@@ -145,7 +142,7 @@ pub(super) fn run(
                         coll_failure(live, seq)?;
                         Ok(head.arrived.load(Ordering::Acquire) as usize == n)
                     },
-                    &mut || none(&mut ()),
+                    &mut || None,
                 )?;
                 share(live, seq, op)?;
                 entry(me).state.store(DONE, Ordering::Release);
@@ -164,7 +161,7 @@ pub(super) fn run(
                         ARRIVED | DONE => Ok(true),
                         _ => Ok(false),
                     },
-                    &mut || none(&mut ()),
+                    &mut || None,
                 )?;
                 let len = op.desc.count * op.desc.dtype.size();
                 if len > 0 {
@@ -192,7 +189,7 @@ pub(super) fn run(
                         coll_failure(live, seq)?;
                         Ok(head.done.load(Ordering::Acquire) as usize == n)
                     },
-                    &mut || none(&mut ()),
+                    &mut || None,
                 )?;
             }
             Part::Send { to, n: msg } => {

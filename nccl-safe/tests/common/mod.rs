@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod reference;
+
 use std::time::Duration;
 
 use nccl_safe::{Device, Error};

@@ -17,7 +17,7 @@
 
 use std::cell::RefCell;
 
-use super::memory::{BLOCK, load, store};
+use super::memory::{BLOCK, load, store_stream};
 use super::reduce::{Combine, accumulate, finish};
 use crate::DType;
 use crate::comm::op::Kind;
@@ -212,8 +212,15 @@ impl Share<'_> {
                 }
                 finish(self.dtype, self.op, &mut acc[..b], n);
                 for &o in outputs {
+                    let dst = at(o, out_off + done);
+                    // An output that is also an input (in place) was just read: it is
+                    // in the cache, where a plain store is cheapest.
+                    let cached = inputs
+                        .iter()
+                        .any(|&i| std::ptr::eq(at(i, in_off + done), dst));
+                    let stream_len = if cached { 0 } else { len };
                     // SAFETY: inside output `o`'s checked range.
-                    unsafe { store(at(o, out_off + done), &acc[..b]) };
+                    unsafe { store_stream(dst, &acc[..b], stream_len) };
                 }
                 done += b;
             }
@@ -236,7 +243,7 @@ pub(super) fn fan_out(src: *mut u8, outs: &[*mut u8], len: usize) {
             for &o in outs {
                 if !std::ptr::eq(o, src) {
                     // SAFETY: inside the caller's checked output range.
-                    unsafe { store(at(o, done), &buf[..b]) };
+                    unsafe { store_stream(at(o, done), &buf[..b], len) };
                 }
             }
             done += b;

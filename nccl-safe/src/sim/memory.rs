@@ -8,10 +8,14 @@
 //! bounds-checked when it executes, so a bad address is an error on the stream, never
 //! undefined behaviour.
 //!
-//! Every access to arena bytes is atomic (machine words in the middle, bytes at the
-//! edges): a racing, untracked access through the unsafe raw-pointer API, or a peer in
-//! another process, is still defined behaviour. Relaxed word loads and stores compile
-//! to plain moves, so bulk copies run near memory bandwidth.
+//! Every access to arena bytes is atomic, so a racing, untracked access through the
+//! unsafe raw-pointer API, or a peer in another process, is still defined behaviour:
+//! - on x86-64, bulk moves are one `rep movsb` / `rep stosb`: every byte access these
+//!   instructions make is an atomic access on x86-64, so each is a byte-wise atomic
+//!   memcpy (relaxed, per byte: the semantics proposed for C++'s
+//!   `atomic_load_per_byte_memcpy`), never a data race; and fast-string moves stream
+//!   large blocks near memory bandwidth without reading the destination first;
+//! - elsewhere, relaxed machine-word atomics (bytes at the edges).
 
 use std::collections::BTreeMap;
 use std::os::fd::OwnedFd;
@@ -42,6 +46,91 @@ pub(crate) const POISON: u8 = 0xff;
 
 const WORD: usize = 8;
 
+/// Copies `len` bytes from `src` to `dst` as a byte-wise atomic memcpy: `rep movsb`
+/// makes byte accesses only, and every byte access of x86-64 is atomic, so this races
+/// with no other access (atomic or byte-wise atomic) to the same bytes. Overlap is the
+/// caller's to avoid (it copies forwards).
+///
+/// # Safety
+///
+/// Both ranges must be live memory of `len` bytes.
+#[cfg(target_arch = "x86_64")]
+unsafe fn rep_movsb(dst: *mut u8, src: *const u8, len: usize) {
+    // SAFETY: the caller's ranges; the direction flag is clear (the ABI guarantees it
+    // at every call boundary); rdi/rsi/rcx are declared clobbered.
+    unsafe {
+        std::arch::asm!(
+            "rep movsb",
+            inout("rcx") len => _,
+            inout("rdi") dst => _,
+            inout("rsi") src => _,
+            options(nostack, preserves_flags)
+        )
+    };
+}
+
+/// Below this, outputs are stored through the cache (a reader soon wants them there).
+const STREAM_AT: usize = 256 << 10;
+
+/// Stores private `src` into shared memory at `dst` with streaming stores (large
+/// outputs: written without reading their cache lines first), then fences so that they
+/// are visible before anything stored after. Byte-wise atomic like [`store`]: every
+/// byte of a `movntdq` is written as a unit.
+///
+/// # Safety
+///
+/// As [`store`].
+pub(super) unsafe fn store_stream(dst: *mut u8, src: &[u8], total: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if total >= STREAM_AT {
+        let len = src.len();
+        let head = dst.align_offset(16).min(len);
+        let body = (len - head) / 64 * 64;
+        // SAFETY: the caller's range at `dst` and `src` hold `len` bytes; the body
+        // starts 16-byte aligned at `dst + head` (movntdq needs it; the private source
+        // is read unaligned) and covers whole 64-byte steps; the rest is copied with
+        // `rep movsb`; `sfence` orders the streaming stores before later stores.
+        unsafe {
+            rep_movsb(dst, src.as_ptr(), head);
+            if body > 0 {
+                std::arch::asm!(
+                    "2:",
+                    "movdqu xmm0, [rsi]",
+                    "movdqu xmm1, [rsi + 16]",
+                    "movdqu xmm2, [rsi + 32]",
+                    "movdqu xmm3, [rsi + 48]",
+                    "movntdq [rdi], xmm0",
+                    "movntdq [rdi + 16], xmm1",
+                    "movntdq [rdi + 32], xmm2",
+                    "movntdq [rdi + 48], xmm3",
+                    "add rsi, 64",
+                    "add rdi, 64",
+                    "sub rcx, 64",
+                    "jnz 2b",
+                    inout("rcx") body => _,
+                    inout("rdi") dst.add(head) => _,
+                    inout("rsi") src.as_ptr().add(head) => _,
+                    out("xmm0") _,
+                    out("xmm1") _,
+                    out("xmm2") _,
+                    out("xmm3") _,
+                    options(nostack)
+                );
+            }
+            rep_movsb(
+                dst.add(head + body),
+                src.as_ptr().add(head + body),
+                len - head - body,
+            );
+            std::arch::asm!("sfence", options(nostack, preserves_flags));
+        }
+        return;
+    }
+    let _ = total;
+    // SAFETY: as the caller's.
+    unsafe { store(dst, src) }
+}
+
 /// Copies `dst.len()` bytes from shared memory at `src` into private memory.
 ///
 /// # Safety
@@ -49,7 +138,34 @@ const WORD: usize = 8;
 /// `src` must address `dst.len()` bytes of live shared memory that is only ever
 /// accessed atomically (arena memory).
 pub(super) unsafe fn load(src: *const u8, dst: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the caller's range at `src`, and `dst`, hold `dst.len()` bytes.
+        unsafe { rep_movsb(dst.as_mut_ptr(), src, dst.len()) };
+        #[allow(clippy::needless_return)]
+        return;
+    }
+    #[allow(unreachable_code)]
     let len = dst.len();
+    if src.align_offset(WORD) == 0 && dst.as_ptr().align_offset(WORD) == 0 {
+        let words = len / WORD;
+        // SAFETY: both word-aligned; `words` words fit in the caller's range and in
+        // `dst` (private memory, viewed as the words it is made of).
+        let (ws, ds) = unsafe {
+            (
+                std::slice::from_raw_parts(src.cast::<AtomicU64>(), words),
+                std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u64>(), words),
+            )
+        };
+        for (d, w) in ds.iter_mut().zip(ws) {
+            *d = w.load(Ordering::Relaxed);
+        }
+        for (i, d) in dst.iter_mut().enumerate().skip(words * WORD) {
+            // SAFETY: inside the caller's range.
+            *d = unsafe { (*src.add(i).cast::<AtomicU8>()).load(Ordering::Relaxed) };
+        }
+        return;
+    }
     let head = (src.align_offset(WORD)).min(len);
     for (i, d) in dst[..head].iter_mut().enumerate() {
         // SAFETY: inside the caller's range; byte atomics need no alignment.
@@ -80,7 +196,34 @@ pub(super) unsafe fn load(src: *const u8, dst: &mut [u8]) {
 ///
 /// As [`load`], for `src.len()` bytes at `dst`.
 pub(super) unsafe fn store(dst: *mut u8, src: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the caller's range at `dst`, and `src`, hold `src.len()` bytes.
+        unsafe { rep_movsb(dst, src.as_ptr(), src.len()) };
+        #[allow(clippy::needless_return)]
+        return;
+    }
+    #[allow(unreachable_code)]
     let len = src.len();
+    if dst.align_offset(WORD) == 0 && src.as_ptr().align_offset(WORD) == 0 {
+        let words = len / WORD;
+        // SAFETY: both word-aligned; `words` words fit in the caller's range and in
+        // `src` (private memory, read as the words it is made of).
+        let (ws, ss) = unsafe {
+            (
+                std::slice::from_raw_parts(dst.cast::<AtomicU64>(), words),
+                std::slice::from_raw_parts(src.as_ptr().cast::<u64>(), words),
+            )
+        };
+        for (w, s) in ws.iter().zip(ss) {
+            w.store(*s, Ordering::Relaxed);
+        }
+        for (i, s) in src.iter().enumerate().skip(words * WORD) {
+            // SAFETY: inside the caller's range.
+            unsafe { (*dst.add(i).cast::<AtomicU8>()).store(*s, Ordering::Relaxed) };
+        }
+        return;
+    }
     let head = (dst.align_offset(WORD)).min(len);
     for (i, s) in src[..head].iter().enumerate() {
         // SAFETY: inside the caller's range.
@@ -110,6 +253,23 @@ pub(super) unsafe fn store(dst: *mut u8, src: &[u8]) {
 ///
 /// As [`load`], for `len` bytes at `dst`.
 pub(super) unsafe fn fill(dst: *mut u8, len: usize, value: u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the caller's range at `dst` holds `len` bytes. `rep stosb` stores
+        // bytes, each an atomic access on x86-64 (see the module's documentation).
+        unsafe {
+            std::arch::asm!(
+                "rep stosb",
+                inout("rcx") len => _,
+                inout("rdi") dst => _,
+                in("al") value,
+                options(nostack, preserves_flags)
+            )
+        };
+        #[allow(clippy::needless_return)]
+        return;
+    }
+    #[allow(unreachable_code)]
     let head = (dst.align_offset(WORD)).min(len);
     let word = u64::from_ne_bytes([value; WORD]);
     for i in 0..head {
@@ -133,7 +293,7 @@ pub(super) unsafe fn fill(dst: *mut u8, len: usize, value: u8) {
 }
 
 /// Bytes moved per step of shared-to-shared copies and reductions (fits in L1/L2).
-pub(super) const BLOCK: usize = 64 << 10;
+pub(super) const BLOCK: usize = 256 << 10;
 
 /// Copies `len` bytes of shared memory from `src` to `dst` (which may overlap only if
 /// equal), through a private buffer.
@@ -145,6 +305,15 @@ pub(super) unsafe fn copy(dst: *mut u8, src: *const u8, len: usize, scratch: &mu
     if std::ptr::eq(dst, src) || len == 0 {
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    {
+        let _ = scratch;
+        // SAFETY: the caller's two ranges of `len` bytes.
+        unsafe { rep_movsb(dst, src, len) };
+        #[allow(clippy::needless_return)]
+        return;
+    }
+    #[allow(unreachable_code)]
     scratch.resize(BLOCK.min(len), 0);
     let mut off = 0;
     while off < len {

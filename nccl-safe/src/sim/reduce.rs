@@ -86,35 +86,31 @@ fn accumulate_t<T: DataType>(
 ) {
     let (acc, x) = (typed::<T>(acc), typed::<T>(x));
     let scale = T::read_le(&scalar.to_le_bytes()[..T::DTYPE.size()]);
-    let float = T::DTYPE.is_float();
-    for (a, v) in acc.iter_mut().zip(x.iter()) {
-        let v = match op {
-            Combine::PreMulSum => v.mul(scale),
-            Combine::Avg if float => v.div_count(n),
-            _ => *v,
-        };
-        *a = if first {
-            v
-        } else {
-            match op {
-                Combine::Prod => a.mul(v),
-                Combine::Max => {
-                    if v > *a {
-                        v
-                    } else {
-                        *a
-                    }
-                }
-                Combine::Min => {
-                    if v < *a {
-                        v
-                    } else {
-                        *a
-                    }
-                }
-                Combine::Sum | Combine::Avg | Combine::PreMulSum => a.add(v),
+    // Each input's own transformation first (PreMulSum's scalar, a float average's
+    // division), then the fold: one tight loop per case, so that it vectorizes.
+    match op {
+        Combine::PreMulSum => x.iter_mut().for_each(|v| *v = v.mul(scale)),
+        Combine::Avg if T::DTYPE.is_float() => x.iter_mut().for_each(|v| *v = v.div_count(n)),
+        _ => {}
+    }
+    if first {
+        acc.copy_from_slice(x);
+        return;
+    }
+    let pairs = acc.iter_mut().zip(x.iter());
+    match op {
+        Combine::Prod => pairs.for_each(|(a, v)| *a = a.mul(*v)),
+        Combine::Max => pairs.for_each(|(a, v)| {
+            if *v > *a {
+                *a = *v
             }
-        };
+        }),
+        Combine::Min => pairs.for_each(|(a, v)| {
+            if *v < *a {
+                *a = *v
+            }
+        }),
+        Combine::Sum | Combine::Avg | Combine::PreMulSum => pairs.for_each(|(a, v)| *a = a.add(*v)),
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use nccl_safe::{
     AsDeviceView, AsDeviceViewMut, Communicator, Config, DType, DataType, Device, DeviceBuffer,
-    DeviceView, DeviceViewMut, ReduceOp, Stream, StreamOptions, UniqueId,
+    ReduceOp, Stream, StreamOptions, UniqueId,
 };
 
 use crate::options::{InitWait, Options};
@@ -162,7 +162,6 @@ impl ProcessGroup {
             issuing: Mutex::new(None),
             last_issuer: Mutex::new(None),
             peers_key,
-            dumps: AtomicU64::new(0),
         });
         inner.register();
         let watchdog = Watchdog::start(&inner);
@@ -464,7 +463,7 @@ impl ProcessGroup {
     pub fn reduce<T: DataType>(
         &self,
         send: &impl AsDeviceView<T>,
-        recv: Option<&mut DeviceViewMut<'_, T>>,
+        recv: Option<&mut dyn AsDeviceViewMut<T>>,
         op: ReduceOp<'_, T>,
         root: usize,
     ) -> Result<Work> {
@@ -539,7 +538,7 @@ impl ProcessGroup {
     pub fn gather<T: DataType>(
         &self,
         send: &impl AsDeviceView<T>,
-        recv: Option<&mut DeviceViewMut<'_, T>>,
+        recv: Option<&mut dyn AsDeviceViewMut<T>>,
         root: usize,
     ) -> Result<Work> {
         let n = send.device_view().len();
@@ -557,7 +556,7 @@ impl ProcessGroup {
     #[track_caller]
     pub fn scatter<T: DataType>(
         &self,
-        send: Option<&DeviceView<'_, T>>,
+        send: Option<&dyn AsDeviceView<T>>,
         recv: &mut impl AsDeviceViewMut<T>,
         root: usize,
     ) -> Result<Work> {

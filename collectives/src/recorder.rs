@@ -102,6 +102,19 @@ pub(crate) struct FlightRecorder {
 }
 
 impl FlightRecorder {
+    /// The next dump number of `group`'s rank `rank` in this process.
+    pub fn next_dump(group: &str, rank: usize) -> u64 {
+        static COUNTS: std::sync::OnceLock<Mutex<std::collections::HashMap<(String, usize), u64>>> =
+            std::sync::OnceLock::new();
+        let mut c = COUNTS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let n = c.entry((group.to_string(), rank)).or_insert(0);
+        *n += 1;
+        *n - 1
+    }
+
     pub fn new(capacity: usize) -> FlightRecorder {
         FlightRecorder {
             capacity,
@@ -166,15 +179,15 @@ impl FlightRecorder {
         }
     }
 
-    /// Writes `dump` to `<dir>/<group>-rank<rank>-<ms>-<pid>-<n>.json` (every dump a
-    /// file of its own, never overwritten; written whole, then renamed into place).
+    /// Writes `dump` to `<dir>/<group>-rank<rank>-<pid>-<n>.json` (every dump a file of
+    /// its own, never overwritten: `n` counts the dumps of this group and rank in this
+    /// process; written whole to `.<name>.tmp`, then renamed into place).
     pub fn dump_to(dir: &Path, dump: &Dump, n: u64) -> std::io::Result<PathBuf> {
         std::fs::create_dir_all(dir)?;
         let name = format!(
-            "{}-rank{}-{}-{}-{n}.json",
+            "{}-rank{}-{}-{n}.json",
             sanitize(&dump.group),
             dump.rank,
-            dump.dumped_ms,
             std::process::id()
         );
         let path = dir.join(&name);

@@ -3,13 +3,13 @@
 //!
 //! 1. the policy: the group refuses new work (abort), or, under `Report`, refuses it
 //!    only when the stream or communicator failed (a late operation just fails);
-//! 2. the works concerned fail, which wakes their waiters (so whoever saw the error
-//!    sees the group refuse new work);
-//! 3. the communicator is aborted on a thread of its own (aborting waits for the
-//!    device, which must never hold up a waiter);
-//! 4. the flight record is dumped on a thread of its own (a stuck file system must not
-//!    hold up the policy, a wait or a drop), and the group's other ranks in this
-//!    process are asked to dump theirs.
+//! 2. the flight record is taken and written on a thread of its own (a stuck file
+//!    system must not hold up the policy, a wait or a drop), and the group's other
+//!    ranks in this process are asked to dump theirs;
+//! 3. the works concerned fail, which wakes their waiters (so whoever saw the error
+//!    sees the group refuse new work, and every record was taken);
+//! 4. the communicator is aborted on a thread of its own (aborting waits for the
+//!    device, which must never hold up a waiter).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -103,7 +103,6 @@ pub(crate) struct Inner {
     pub(crate) last_issuer: Mutex<Option<Caller>>,
     /// The group's id, shared by its ranks in this process (for dump requests).
     pub(crate) peers_key: Option<[u8; 128]>,
-    pub(crate) dumps: AtomicU64,
 }
 
 type Registry = Mutex<HashMap<[u8; 128], Vec<Weak<Inner>>>>;
@@ -230,6 +229,10 @@ impl Inner {
             }
             ErrorPolicy::Report => false,
         };
+        // The records are taken now (written in the background), before any waiter
+        // wakes: a woken rank may finish and drop its group at once.
+        log::error!("{err}");
+        // The culprit's record says what happened to it before the dump is taken.
         if let Some(w) = culprit {
             let state = if timeout {
                 State::TimedOut
@@ -237,6 +240,12 @@ impl Inner {
                 State::Failed
             };
             self.recorder.set_state(w.entry, state);
+        }
+        self.dump(&format!("{why}: {err}"));
+        if timeout {
+            self.ask_peers_to_dump(&err);
+        }
+        if let Some(w) = culprit {
             w.settle(Outcome::Failed(err.clone()));
         }
         if first_abort {
@@ -253,11 +262,6 @@ impl Inner {
             if spawned.is_err() {
                 let _ = self.abort.abort();
             }
-        }
-        log::error!("{err}");
-        self.dump(&format!("{why}: {err}"));
-        if timeout {
-            self.ask_peers_to_dump(&err);
         }
     }
 
@@ -312,7 +316,7 @@ impl Inner {
             return;
         };
         let dump = self.snapshot(reason);
-        let n = self.dumps.fetch_add(1, Ordering::Relaxed);
+        let n = FlightRecorder::next_dump(&self.options.name, self.rank);
         let name = self.options.name.clone();
         let spawned = std::thread::Builder::new()
             .name("nccl-rs-dump".into())

@@ -133,6 +133,35 @@ impl Device {
         self.inner.imp.name()
     }
 
+    /// The device's compute capability, `(major, minor)` (`(9, 0)` on the sim).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Cuda`](crate::Error::Cuda) if the driver cannot say.
+    pub fn compute_capability(&self) -> Result<(u32, u32)> {
+        self.inner.imp.compute_capability()
+    }
+
+    /// Blocks until all work on the device, of every stream, has completed
+    /// (`cuCtxSynchronize`). Nothing in this library calls it: frees and teardown never
+    /// wait for the whole device.
+    ///
+    /// # Errors
+    ///
+    /// An error of the work (CUDA's sticky errors).
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner.imp.synchronize(None)
+    }
+
+    /// As [`Device::synchronize`], giving up after `timeout` (the work stays).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Timeout`](crate::Error::Timeout) naming what was waited for.
+    pub fn synchronize_timeout(&self, timeout: std::time::Duration) -> Result<()> {
+        self.inner.imp.synchronize(Some(timeout))
+    }
+
     /// Total device memory in bytes (`NCCL_RS_SIM_MEMORY` on the sim).
     ///
     /// # Errors

@@ -356,6 +356,12 @@ impl fmt::Debug for Event {
 /// stream back until the host says so. On one GPU it emulates a peer that arrives
 /// late. Dropping a gate opens it, so nothing waits forever.
 ///
+/// **The gate's rule:** whatever synchronises the device waits for every stream,
+/// including one a gate holds: aborting or destroying a communicator (NCCL frees its
+/// memory), freeing pinned host memory, unloading kernels, [`Device::synchronize`].
+/// Open the gate, or arm a thread to open it, before such a teardown; on a GPU it
+/// would hang, and the sim fails it after the teardown deadline, naming this rule.
+///
 /// ```
 /// use nccl_safe::{Device, Gate, Stream};
 /// let dev = Device::sim(0)?;

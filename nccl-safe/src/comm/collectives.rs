@@ -9,7 +9,7 @@ use super::op::{Kind, OpDesc, RedOp};
 use crate::memory::alloc::OwnedUse;
 use crate::memory::{AsDeviceView, AsDeviceViewMut};
 use crate::stream::check_same_device;
-use crate::{DataType, Device, DeviceView, DeviceViewMut, Error, Result, Stream};
+use crate::{DataType, Device, DeviceView, Error, Result, Stream};
 
 use super::Communicator;
 
@@ -180,7 +180,8 @@ impl Communicator {
     }
 
     /// `recv` of rank `root` = `op(send of every rank)`; other ranks pass `None` for
-    /// `recv` (or a buffer, left untouched).
+    /// `recv` (or a buffer, left untouched). `recv` is any buffer or writable view, as
+    /// everywhere: `Some(&mut out)`.
     ///
     /// # Errors
     ///
@@ -188,7 +189,7 @@ impl Communicator {
     pub fn reduce<T: DataType>(
         &self,
         send: &impl AsDeviceView<T>,
-        recv: Option<&mut DeviceViewMut<'_, T>>,
+        recv: Option<&mut dyn AsDeviceViewMut<T>>,
         op: ReduceOp<'_, T>,
         root: usize,
         stream: &Stream,
@@ -199,6 +200,7 @@ impl Communicator {
         let mut uses = vec![s.owned_read()];
         let recv_addr = match (recv, root == self.rank()) {
             (Some(r), true) => {
+                let r = r.device_view_mut();
                 check_count("reduce", "recv", s.len(), r.len())?;
                 self.check_buffer("reduce", r.device())?;
                 uses.push(r.owned_write(true));
@@ -386,7 +388,7 @@ impl Communicator {
     pub fn gather<T: DataType>(
         &self,
         send: &impl AsDeviceView<T>,
-        recv: Option<&mut DeviceViewMut<'_, T>>,
+        recv: Option<&mut dyn AsDeviceViewMut<T>>,
         root: usize,
         stream: &Stream,
     ) -> Result<()> {
@@ -396,6 +398,7 @@ impl Communicator {
         let mut uses = vec![s.owned_read()];
         let recv_addr = match (recv, root == self.rank()) {
             (Some(r), true) => {
+                let r = r.device_view_mut();
                 check_count("gather", "recv", s.len() * self.size(), r.len())?;
                 self.check_buffer("gather", r.device())?;
                 uses.push(r.owned_write(true));
@@ -427,7 +430,7 @@ impl Communicator {
     /// [`Error::InvalidArgument`] for the root or lengths.
     pub fn scatter<T: DataType>(
         &self,
-        send: Option<&DeviceView<'_, T>>,
+        send: Option<&dyn AsDeviceView<T>>,
         recv: &mut impl AsDeviceViewMut<T>,
         root: usize,
         stream: &Stream,
@@ -438,6 +441,7 @@ impl Communicator {
         let mut uses = vec![r.owned_write(true)];
         let (send_addr, send_len) = match (send, root == self.rank()) {
             (Some(s), true) => {
+                let s = s.device_view();
                 check_count("scatter", "send", r.len() * self.size(), s.len())?;
                 self.check_buffer("scatter", s.device())?;
                 uses.push(s.owned_read());
@@ -460,13 +464,43 @@ impl Communicator {
         )
     }
 
-    /// Sends `send` to rank `peer`, which must post a matching [`Communicator::recv`].
-    /// Outside a [`group`](crate::group()), a send waits for its receiver: two ranks sending to each
-    /// other first deadlock (as in NCCL).
+    /// Sends `send` to rank `peer`, which must post a matching [`Communicator::recv`]
+    /// (same count and type).
+    ///
+    /// Outside a [`group`](crate::group()), each send and each receive is its own
+    /// launch, and a send holds its stream until the peer's matching receive has taken
+    /// the data (NCCL's sends are rendezvous). So a ring in which every rank sends
+    /// before it receives, on one stream, deadlocks in NCCL (the sim reports it within
+    /// a second, naming the ranks of the cycle). Issue a ring's sends and receives in
+    /// one group (or order them so that some rank receives first):
+    ///
+    /// ```
+    /// use std::thread;
+    /// use nccl_safe::{group, Communicator, Config, Device, DeviceBuffer, Stream, UniqueId};
+    /// let (id, n) = (UniqueId::random(), 3);
+    /// let ranks: Vec<_> = (0..n).map(|rank| thread::spawn(move || -> nccl_safe::Result<Vec<u32>> {
+    ///     let dev = Device::sim(rank)?;
+    ///     let comm = Communicator::init(&dev, rank, n, &id, &Config::new())?;
+    ///     let s = Stream::new(&dev)?;
+    ///     let mine = DeviceBuffer::from_slice(&s, &[rank as u32; 4])?;
+    ///     let mut from_prev = DeviceBuffer::zeroed(&s, 4)?;
+    ///     group(|_| {
+    ///         comm.send(&mine, (rank + 1) % n, &s)?;
+    ///         comm.recv(&mut from_prev, (rank + n - 1) % n, &s)
+    ///     })?;
+    ///     from_prev.to_vec(&s)
+    /// })).collect();
+    /// for (rank, r) in ranks.into_iter().enumerate() {
+    ///     assert_eq!(r.join().unwrap()?, vec![((rank + n - 1) % n) as u32; 4]);
+    /// }
+    /// # Ok::<(), nccl_safe::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for a peer out of range.
+    /// [`Error::InvalidArgument`] for a peer out of range; on the sim,
+    /// [`Error::InvalidUsage`] for a send to itself on the stream that already runs its
+    /// matching receive, outside a group (a certain deadlock).
     pub fn send<T: DataType>(
         &self,
         send: &impl AsDeviceView<T>,

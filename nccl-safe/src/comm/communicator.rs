@@ -3,8 +3,8 @@
 //! `collectives.rs`, groups in `group.rs`.
 
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use super::config::Config;
@@ -63,6 +63,21 @@ impl Call {
     }
 }
 
+/// Every live communicator of this process (to find those sharing a device).
+fn live_comms() -> &'static Mutex<Vec<Weak<CommInner>>> {
+    static LIVE: OnceLock<Mutex<Vec<Weak<CommInner>>>> = OnceLock::new();
+    LIVE.get_or_init(Default::default)
+}
+
+/// The live communicators on `device`.
+fn live_on(device: &Device) -> Vec<Arc<CommInner>> {
+    lock(live_comms())
+        .iter()
+        .filter_map(Weak::upgrade)
+        .filter(|c| c.device == *device)
+        .collect()
+}
+
 pub(crate) struct CommInner {
     pub(super) device: Device,
     pub(super) rank: usize,
@@ -71,8 +86,12 @@ pub(crate) struct CommInner {
     pub(super) imp: CommImpl,
     aborted: AtomicBool,
     closed: AtomicBool,
+    /// Set by `finalize`: no more operations.
+    finalized: AtomicBool,
     /// Events after each launch: the work still outstanding.
     pub(super) pending: Mutex<Vec<SharedEvent>>,
+    /// The length at which `pending` is next pruned.
+    prune_at: AtomicUsize,
 }
 
 impl CommInner {
@@ -83,7 +102,7 @@ impl CommInner {
         config: Config,
         imp: CommImpl,
     ) -> Arc<CommInner> {
-        Arc::new(CommInner {
+        let inner = Arc::new(CommInner {
             device,
             rank,
             size,
@@ -91,8 +110,14 @@ impl CommInner {
             imp,
             aborted: AtomicBool::new(false),
             closed: AtomicBool::new(false),
+            finalized: AtomicBool::new(false),
             pending: Mutex::new(Vec::new()),
-        })
+            prune_at: AtomicUsize::new(64),
+        });
+        let mut live = lock(live_comms());
+        live.retain(|w| w.strong_count() > 0);
+        live.push(Arc::downgrade(&inner));
+        inner
     }
 
     fn outstanding(&self) -> usize {
@@ -116,6 +141,21 @@ impl CommInner {
         Ok(())
     }
 
+    /// As `check_usable`, and refuses new operations after `finalize` (NCCL: nothing
+    /// may be issued after `ncclCommFinalize`).
+    pub(super) fn check_issuable(&self, op: &'static str) -> Result<()> {
+        self.check_usable(op)?;
+        if self.finalized.load(Ordering::Acquire) {
+            return Err(Error::InvalidUsage {
+                op,
+                reason: "the communicator was finalized: no operation may be issued after \
+                         finalize (close it, or make a new one)"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
     fn is_ready(&self) -> Result<bool> {
         self.check_usable("is_ready")?;
         self.imp.is_ready()
@@ -125,12 +165,12 @@ impl CommInner {
         if let Some(r) = self.imp.wait_ready_sim(timeout) {
             return r;
         }
-        let deadline = Instant::now() + timeout;
+        let deadline = crate::sync::deadline(timeout);
         loop {
             if self.is_ready()? {
                 return Ok(());
             }
-            if Instant::now() >= deadline {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(Error::InitTimeout {
                     waited: timeout,
                     missing: Vec::new(),
@@ -143,7 +183,7 @@ impl CommInner {
     /// Launches `calls` on `stream` now: tracked waits, the driver's launch, the
     /// buffers' new uses.
     pub(super) fn launch(&self, stream: &Stream, calls: Vec<Call>) -> Result<()> {
-        self.check_usable("launch")?;
+        self.check_issuable("launch")?;
         check_same_device("collective", &self.device, stream.device())?;
         self.imp.check_ready("collective")?;
         let uses = Call::uses(&calls);
@@ -154,47 +194,135 @@ impl CommInner {
         self.note_launch(stream)
     }
 
-    /// Remembers a launch's completion event as outstanding work.
+    /// Remembers a launch's completion event as outstanding work, forgetting the
+    /// completed ones as the list grows (amortized: the list stays within twice the
+    /// work actually outstanding, plus 64).
     pub(super) fn note_launch(&self, stream: &Stream) -> Result<()> {
         let event = stream.inner.record_new()?;
-        lock(&self.pending).push(event);
+        let mut p = lock(&self.pending);
+        if p.len() >= self.prune_at.load(Ordering::Relaxed) {
+            p.retain(|e| !matches!(e.query(), Ok(true)));
+            self.prune_at
+                .store((2 * p.len()).max(64), Ordering::Relaxed);
+        }
+        p.push(event);
         Ok(())
     }
 
+    /// Launches remembered (outstanding or not yet forgotten).
+    #[cfg(test)]
+    pub(super) fn remembered(&self) -> usize {
+        lock(&self.pending).len()
+    }
+
+    /// Aborts (local): the abort flag first (it never waits), then the device's other
+    /// communicators that still have work get a short grace and are stopped too (their
+    /// work would hold up the device-wide synchronisation of the frees), then the
+    /// abort that frees. No lock is held across anything that can block.
     pub(super) fn abort_now(&self) -> Result<()> {
         if self.aborted.swap(true, Ordering::AcqRel) || self.closed.load(Ordering::Acquire) {
             return Ok(());
         }
+        self.imp.signal_abort();
+        let grace = self.config.teardown_timeout.min(Duration::from_secs(1));
+        self.quiesce_device("aborted", grace);
         self.imp.abort(self.config.teardown_timeout)
     }
 
+    /// Before this communicator's teardown synchronises the device: waits up to
+    /// `grace` for the device's other communicators to finish their outstanding work;
+    /// those that do not are stopped (aborted), since only an abort could release it.
+    fn quiesce_device(&self, why: &str, grace: Duration) {
+        let busy = || -> Vec<Arc<CommInner>> {
+            live_on(&self.device)
+                .into_iter()
+                .filter(|c| !std::ptr::eq(&**c, self))
+                .filter(|c| !c.aborted.load(Ordering::Acquire) && !c.closed.load(Ordering::Acquire))
+                .filter(|c| c.outstanding() > 0)
+                .collect()
+        };
+        let deadline = crate::sync::deadline(grace);
+        let mut others = busy();
+        while !others.is_empty() && deadline.is_some_and(|d| Instant::now() < d) {
+            std::thread::sleep(Duration::from_millis(2));
+            others = busy();
+        }
+        for c in others {
+            log::warn!(
+                "{}: communicator rank {} of {} is stopped because another communicator on the \
+                 device is being {why} while its work is still outstanding (tearing down frees \
+                 memory, which waits for the whole device)",
+                c.device,
+                c.rank,
+                c.size
+            );
+            if !c.aborted.swap(true, Ordering::AcqRel) && !c.imp.signal_abort() {
+                // No way to stop it without freeing: a full abort, on a thread of its
+                // own (it waits for the device, as this teardown will).
+                let stopped = c.clone();
+                let _ = std::thread::Builder::new()
+                    .name("nccl-rs-abort".into())
+                    .spawn(move || {
+                        let _ = stopped.imp.abort(stopped.config.teardown_timeout);
+                    });
+            }
+        }
+    }
+
     /// Waits for outstanding work up to the teardown deadline.
-    fn finalize(&self) -> Result<()> {
+    /// Waits for this rank's work (the sim) or runs `ncclCommFinalize` (cuda), once: a
+    /// second call does nothing, on both drivers.
+    pub(super) fn finalize(&self) -> Result<()> {
         self.check_usable("finalize")?;
+        if self.finalized.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
         match self.imp.finalize_cuda(self.config.teardown_timeout) {
             Some(result) => result,
             None => {
-                let deadline = Instant::now() + self.config.teardown_timeout;
+                let deadline = crate::sync::deadline(self.config.teardown_timeout);
                 let pending: Vec<_> = lock(&self.pending).clone();
                 for e in pending {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    e.synchronize(Some(left)).map_err(|err| match err {
-                        Error::Timeout { .. } => Error::Timeout {
-                            op: "communicator finalize",
-                            waited: self.config.teardown_timeout,
-                        },
-                        other => other,
-                    })?;
+                    let left = crate::sync::left(deadline);
+                    e.synchronize((left != Duration::MAX).then_some(left))
+                        .map_err(|err| match err {
+                            Error::Timeout { .. } => Error::Timeout {
+                                op: "communicator finalize",
+                                waited: self.config.teardown_timeout,
+                            },
+                            other => other,
+                        })?;
                 }
                 Ok(())
             }
         }
     }
 
+    /// Finalizes `comms` (a group's): on cuda all together in one NCCL group.
+    pub(super) fn finalize_all(comms: &[Arc<CommInner>]) -> Result<()> {
+        let cuda = comms.len() > 1 && comms.iter().all(|c| c.imp.kind() == DriverKind::Cuda);
+        if !cuda {
+            return comms.iter().try_for_each(|c| c.finalize());
+        }
+        let mut todo = Vec::new();
+        for c in comms {
+            c.check_usable("finalize")?;
+            if !c.finalized.swap(true, Ordering::AcqRel) {
+                todo.push(c);
+            }
+        }
+        let imps: Vec<(&CommImpl, Duration)> = todo
+            .iter()
+            .map(|c| (&c.imp, c.config.teardown_timeout))
+            .collect();
+        crate::driver::finalize_cuda_group(&imps)
+    }
+
     fn destroy(&self) -> Result<()> {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
+        self.quiesce_device("closed", self.config.teardown_timeout);
         self.imp.destroy(self.config.teardown_timeout)
     }
 
@@ -508,15 +636,6 @@ impl Communicator {
         self.inner.outstanding()
     }
 
-    /// Waits (up to the teardown deadline) until this rank's work has completed.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Timeout`]; errors of the work.
-    pub fn finalize(&self) -> Result<()> {
-        self.inner.finalize()
-    }
-
     /// Finalizes under the deadline, then destroys; on error or deadline, aborts.
     ///
     /// # Errors
@@ -540,7 +659,7 @@ impl Communicator {
         key: i32,
         config: &Config,
     ) -> Result<Option<Communicator>> {
-        self.inner.check_usable("split")?;
+        self.inner.check_issuable("split")?;
         config.validate()?;
         let outstanding = self.inner.outstanding();
         if outstanding > 0 {
@@ -600,5 +719,36 @@ impl fmt::Debug for Communicator {
             "Communicator(rank {} of {} on {})",
             self.inner.rank, self.inner.size, self.inner.device
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DeviceBuffer, ReduceOp};
+
+    #[test]
+    fn the_pending_list_of_a_long_run_stays_bounded() {
+        // Issue: every launch pushed an event, pruned only by `outstanding()`, which a
+        // process group never calls; memory grew with every operation.
+        let dev = Device::sim(6).unwrap();
+        let comm = Communicator::init_all(std::slice::from_ref(&dev), &Config::new())
+            .unwrap()
+            .pop()
+            .unwrap();
+        let s = Stream::new(&dev).unwrap();
+        let mut x = DeviceBuffer::from_slice(&s, &[1u32; 2]).unwrap();
+        let mut most = 0;
+        for i in 0..5000 {
+            comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+            if i % 100 == 99 {
+                s.synchronize().unwrap();
+            }
+            most = most.max(comm.inner.remembered());
+        }
+        assert!(
+            most <= 300,
+            "at most twice the outstanding plus 64, saw {most}"
+        );
     }
 }

@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use super::communicator::{Call, CommInner};
+use super::communicator::{Call, CommInner, Communicator};
 use super::op::LaunchOp;
 use crate::driver::DriverKind;
 use crate::memory::tracker::{enqueue_record, enqueue_waits};
@@ -15,6 +15,34 @@ type Pending = Vec<(Arc<CommInner>, Stream, Call)>;
 
 thread_local! {
     pub(super) static GROUP: RefCell<Option<Pending>> = const { RefCell::new(None) };
+    /// Communicators finalized inside the open group (run when it ends).
+    static FINALIZES: RefCell<Vec<Arc<CommInner>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Collects a finalize issued inside an open group; `false` outside one.
+pub(super) fn defer_finalize(comm: &Arc<CommInner>) -> bool {
+    let open = GROUP.with(|g| g.borrow().is_some());
+    if open {
+        FINALIZES.with(|f| f.borrow_mut().push(comm.clone()));
+    }
+    open
+}
+
+impl Communicator {
+    /// Waits (up to the teardown deadline) until this rank's work has completed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Timeout`]; errors of the work.
+    ///
+    /// Inside a [`group`](crate::group()), the finalize is collected and runs when the
+    /// group ends, after the group's operations.
+    pub fn finalize(&self) -> Result<()> {
+        if defer_finalize(&self.inner) {
+            return Ok(());
+        }
+        self.inner.finalize()
+    }
 }
 
 /// The scope of a [`group`]: collectives issued on this thread while it is open are
@@ -41,6 +69,7 @@ struct GroupReset;
 impl Drop for GroupReset {
     fn drop(&mut self) {
         GROUP.with(|g| g.borrow_mut().take());
+        FINALIZES.with(|f| f.borrow_mut().clear());
     }
 }
 
@@ -49,6 +78,10 @@ impl Drop for GroupReset {
 /// would deadlock one by one). The group always ends: if `f` fails or panics, nothing
 /// it collected is launched. Buffer uses are recorded after the group has ended.
 /// Groups do not nest; each communicator's operations in a group share one stream.
+/// A [`Communicator::finalize`](crate::Communicator::finalize) inside the group is
+/// collected too and runs after the group's operations are launched (on cuda, all the
+/// group's finalizes in one NCCL group, as NCCL's examples finalize every communicator
+/// of a process).
 ///
 /// # Errors
 ///
@@ -93,9 +126,11 @@ pub fn group<R>(f: impl FnOnce(&Group) -> Result<R>) -> Result<R> {
     let reset = GroupReset;
     let result = f(&Group { _private: () });
     let pending = GROUP.with(|g| g.borrow_mut().take()).unwrap_or_default();
+    let finalizes = FINALIZES.with(|f| std::mem::take(&mut *f.borrow_mut()));
     drop(reset);
     let value = result?;
     launch_group(pending)?;
+    CommInner::finalize_all(&finalizes)?;
     Ok(value)
 }
 
@@ -137,7 +172,7 @@ fn launch_group(pending: Pending) -> Result<()> {
 /// around all the calls, then the buffers' uses are recorded.
 fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Result<()> {
     for (comm, stream, _) in &per_comm {
-        comm.check_usable("group")?;
+        comm.check_issuable("group")?;
         check_same_device("collective", &comm.device, stream.device())?;
     }
     for (_, stream, calls) in &per_comm {

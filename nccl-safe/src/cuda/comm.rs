@@ -197,6 +197,23 @@ impl CudaComm {
         result
     }
 
+    /// `ncclCommRevoke`: stops in-flight operations without freeing (so without
+    /// waiting for the device). `false` when the loaded NCCL lacks it or it fails.
+    pub fn revoke(&self, device: &CudaDevice) -> bool {
+        let Ok(lib) = lib() else { return false };
+        if lib.has_function("ncclCommRevoke") != Some(true) {
+            return false;
+        }
+        let _guard = device.nccl_lock();
+        let Ok(raw) = self.raw() else { return false };
+        if device.bind().is_err() {
+            return false;
+        }
+        // SAFETY: a live communicator; revoke frees nothing.
+        let rc = unsafe { lib.ncclCommRevoke(raw, sys::NCCL_REVOKE_DEFAULT as i32) };
+        matches!(rc, Ok(sys::ncclSuccess | sys::ncclInProgress))
+    }
+
     pub fn abort(&self, device: &CudaDevice) -> Result<()> {
         // SAFETY: abort frees a live communicator, even with work pending.
         self.give_up(device, "ncclCommAbort", |lib, comm| unsafe {
@@ -204,8 +221,11 @@ impl CudaComm {
         })
     }
 
-    /// Takes the communicator out (later calls see it gone) and frees it with `free`,
-    /// under the device's NCCL lock. A no-op when it is already gone.
+    /// Takes the communicator out (later calls see it gone: taking it happens under the
+    /// device's NCCL lock) and frees it with `free` *without* the lock: abort and
+    /// destroy free memory, which waits for the whole device, and another
+    /// communicator's watchdog or abort handle must still get the lock meanwhile.
+    /// A no-op when it is already gone.
     fn give_up(
         &self,
         device: &CudaDevice,
@@ -215,8 +235,11 @@ impl CudaComm {
             sys::ncclComm_t,
         ) -> std::result::Result<sys::ncclResult_t, sys::LoadError>,
     ) -> Result<()> {
-        let _guard = device.nccl_lock();
-        let Some(comm) = self.take() else {
+        let comm = {
+            let _guard = device.nccl_lock();
+            self.take()
+        };
+        let Some(comm) = comm else {
             return Ok(());
         };
         device.bind()?;
@@ -502,6 +525,44 @@ pub(crate) fn launch_many(
 pub(crate) fn poll_many(launches: &[(&CudaComm, &CudaDevice, &Config)]) -> Result<()> {
     for (comm, device, config) in launches {
         poll(comm, device, config.call_timeout, "ncclGroupEnd")?;
+    }
+    Ok(())
+}
+
+/// `ncclCommFinalize` on several communicators in one NCCL group (under their devices'
+/// locks, taken in ordinal order and released before polling), then each polled.
+pub(crate) fn finalize_many(comms: &[(&CudaComm, &CudaDevice, Duration)]) -> Result<()> {
+    let lib = lib()?;
+    {
+        let mut devices: Vec<&CudaDevice> = Vec::new();
+        for (_, d, _) in comms {
+            if !devices.iter().any(|e| std::ptr::eq(*e, *d)) {
+                devices.push(d);
+            }
+        }
+        devices.sort_by_key(|d| d.ordinal);
+        let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
+        // SAFETY: no arguments.
+        check("ncclGroupStart", unsafe { lib.ncclGroupStart()? })?;
+        let mut result = Ok(());
+        for (comm, device, _) in comms {
+            let step = device.bind().and_then(|_| comm.raw()).and_then(|raw| {
+                // SAFETY: a live communicator.
+                started("ncclCommFinalize", unsafe { lib.ncclCommFinalize(raw)? })
+            });
+            if let Err(e) = step {
+                result = Err(e);
+                break;
+            }
+        }
+        // The group always ends.
+        // SAFETY: closes the group opened above.
+        let end = unsafe { lib.ncclGroupEnd() };
+        result?;
+        started("ncclGroupEnd", end?)?;
+    }
+    for (comm, device, timeout) in comms {
+        poll(comm, device, *timeout, "ncclCommFinalize")?;
     }
     Ok(())
 }

@@ -136,6 +136,51 @@ impl CudaDevice {
             .into_owned())
     }
 
+    pub fn compute_capability(&self) -> Result<(u32, u32)> {
+        let attr = |a: sys::CUdevice_attribute| -> Result<u32> {
+            let mut v = 0;
+            // SAFETY: writes one int for a valid device and attribute.
+            check_cuda("cuDeviceGetAttribute", unsafe {
+                self.lib.cuDeviceGetAttribute(&mut v, a, self.dev)?
+            })?;
+            Ok(u32::try_from(v).unwrap_or(0))
+        };
+        Ok((
+            attr(sys::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attr(sys::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        ))
+    }
+
+    /// Waits for all work of the primary context; with a timeout, polls the device's
+    /// streams' completion through a recorded event on each... the driver has no timed
+    /// context synchronise, so the wait runs on a helper thread and is abandoned (still
+    /// running) past the deadline.
+    pub fn synchronize(self: &Arc<Self>, timeout: Option<std::time::Duration>) -> Result<()> {
+        let run = {
+            let d = self.clone();
+            move || -> Result<()> {
+                d.bind()?;
+                // SAFETY: the primary context is current on this thread.
+                check_cuda("cuCtxSynchronize", unsafe { d.lib.cuCtxSynchronize()? })
+            }
+        };
+        let Some(t) = timeout else { return run() };
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("nccl-rs-cuda-sync".into())
+            .spawn(move || {
+                let _ = tx.send(run());
+            })
+            .map_err(|e| Error::InvalidUsage {
+                op: "device synchronize",
+                reason: format!("cannot start a thread: {e}"),
+            })?;
+        rx.recv_timeout(t).unwrap_or(Err(Error::Timeout {
+            op: "device synchronize",
+            waited: t,
+        }))
+    }
+
     pub fn total_memory(&self) -> Result<usize> {
         let mut bytes = 0usize;
         // SAFETY: writes one size.

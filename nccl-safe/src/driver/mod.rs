@@ -86,6 +86,21 @@ impl DeviceImpl {
         }
     }
 
+    pub fn compute_capability(&self) -> Result<(u32, u32)> {
+        match self {
+            DeviceImpl::Cuda(d) => d.compute_capability(),
+            DeviceImpl::Sim(_) => Ok(crate::sim::COMPUTE_CAPABILITY),
+        }
+    }
+
+    /// Waits for all work on the device (`cuCtxSynchronize`).
+    pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
+        match self {
+            DeviceImpl::Cuda(d) => d.synchronize(timeout),
+            DeviceImpl::Sim(d) => d.synchronize_all("device synchronize", timeout),
+        }
+    }
+
     pub fn total_memory(&self) -> Result<usize> {
         match self {
             DeviceImpl::Cuda(d) => d.total_memory(),
@@ -557,8 +572,21 @@ impl CommImpl {
         }
     }
 
-    /// Aborts; on the sim, then waits (at most `timeout`) for the device's work, as
-    /// `ncclCommAbort`'s frees do on a GPU.
+    /// Stops this communicator's operations without freeing anything, so never waits
+    /// for the device: the sim's abort flag; on cuda `ncclCommRevoke` where the loaded
+    /// NCCL has it (`false` when it has not: only a full abort can stop the kernels).
+    pub fn signal_abort(&self) -> bool {
+        match self {
+            CommImpl::Sim(c) => {
+                c.signal_abort();
+                true
+            }
+            CommImpl::Cuda { comm, device } => comm.revoke(device),
+        }
+    }
+
+    /// Aborts and frees; frees wait for the device's work (CUDA's implicit
+    /// synchronisation; the sim models it, at most `timeout`).
     pub fn abort(&self, timeout: Duration) -> Result<()> {
         match self {
             CommImpl::Sim(c) => c.abort(timeout),
@@ -667,4 +695,17 @@ pub(crate) fn launch_cuda_group(
         crate::cuda::comm::destroy_ops_locked(created);
     }
     polled
+}
+
+/// Finalizes several cuda communicators of this process in one NCCL group, then polls
+/// each under its deadline.
+pub(crate) fn finalize_cuda_group(comms: &[(&CommImpl, Duration)]) -> Result<()> {
+    let mut parts = Vec::with_capacity(comms.len());
+    for (c, timeout) in comms {
+        match c {
+            CommImpl::Cuda { comm, device } => parts.push((comm, device.as_ref(), *timeout)),
+            CommImpl::Sim(_) => return Err(mixed("group finalize")),
+        }
+    }
+    crate::cuda::comm::finalize_many(&parts)
 }

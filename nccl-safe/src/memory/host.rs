@@ -120,17 +120,18 @@ impl<T: DataType> HostBuffer<T> {
     ///
     /// [`Error::Timeout`].
     pub fn wait_timeout(&self, timeout: Duration) -> Result<()> {
-        let deadline = std::time::Instant::now() + timeout;
+        let deadline = crate::sync::deadline(timeout);
         let pending = lock(&self.tracker).pending();
         for e in pending {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            e.synchronize(Some(left)).map_err(|err| match err {
-                Error::Timeout { op, .. } => Error::Timeout {
-                    op,
-                    waited: timeout,
-                },
-                other => other,
-            })?;
+            let left = crate::sync::left(deadline);
+            e.synchronize((left != Duration::MAX).then_some(left))
+                .map_err(|err| match err {
+                    Error::Timeout { op, .. } => Error::Timeout {
+                        op,
+                        waited: timeout,
+                    },
+                    other => other,
+                })?;
         }
         Ok(())
     }

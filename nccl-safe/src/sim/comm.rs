@@ -126,6 +126,13 @@ impl SimCommunicator {
     /// Then, as `ncclCommAbort`'s frees do, waits for all work on the device (at most
     /// `timeout`; the error names what it waited for).
     pub fn abort(&self, timeout: Duration) -> Result<()> {
+        self.signal_abort();
+        self.device.synchronize_all("ncclCommAbort", Some(timeout))
+    }
+
+    /// The abort flag alone: wakes this rank's waits at once; peers see a remote
+    /// failure. Never blocks.
+    pub fn signal_abort(&self) {
         self.aborted.store(true, Ordering::Release);
         self.join.abort();
         if let Some(l) = self.live.get() {
@@ -135,7 +142,6 @@ impl SimCommunicator {
                 .store(ABORTED, Ordering::Release);
             l.seg.ring();
         }
-        self.device.synchronize_all("ncclCommAbort", Some(timeout))
     }
 
     /// Destroys (collective: peers that still need this rank fail), then waits for all

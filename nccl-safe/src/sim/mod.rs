@@ -71,6 +71,9 @@ pub(crate) struct SimConfig {
     pub jitter: bool,
 }
 
+/// The compute capability a simulated device reports (a Hopper GPU's).
+pub const COMPUTE_CAPABILITY: (u32, u32) = (9, 0);
+
 /// Default number of simulated devices.
 pub const DEFAULT_DEVICES: usize = 8;
 /// Default memory of each simulated device: 4 GiB.
@@ -210,7 +213,7 @@ pub(crate) fn wait_until<'a, T>(
     op: &'static str,
     done: impl Fn(&T) -> bool,
 ) -> Result<std::sync::MutexGuard<'a, T>> {
-    let deadline = timeout.map(|t| Instant::now() + t);
+    let deadline = timeout.and_then(crate::sync::deadline);
     while !done(&guard) {
         guard = match deadline {
             None => cv.wait(guard).unwrap_or_else(|e| e.into_inner()),

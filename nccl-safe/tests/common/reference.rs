@@ -102,10 +102,9 @@ pub fn check_all<T: DataType>(rank: usize, dev: &Device, comm: &Communicator, co
         // reduce to the last rank
         let root = n - 1;
         let mut out = DeviceBuffer::<T>::zeroed(&s, count).unwrap();
-        let mut view = out.as_view_mut();
         comm.reduce(
             &send,
-            (rank == root).then_some(&mut view),
+            if rank == root { Some(&mut out) } else { None },
             reduce_op(op, rank),
             root,
             &s,
@@ -187,16 +186,14 @@ pub fn check_all<T: DataType>(rank: usize, dev: &Device, comm: &Communicator, co
 
     // gather to rank 0, scatter from rank 0
     let mut gat = DeviceBuffer::<T>::zeroed(&s, n * count).unwrap();
-    let mut gv = gat.as_view_mut();
-    comm.gather(&send, (rank == 0).then_some(&mut gv), 0, &s)
+    comm.gather(&send, if rank == 0 { Some(&mut gat) } else { None }, 0, &s)
         .unwrap();
     if rank == 0 {
         assert_eq!(gat.to_vec(&s).unwrap(), all, "gather {t}");
     }
     let sc_src = DeviceBuffer::from_slice(&s, &all).unwrap();
-    let sc_view = sc_src.as_view();
     let mut sc = DeviceBuffer::<T>::alloc(dev, count).unwrap();
-    comm.scatter((rank == 0).then_some(&sc_view), &mut sc, 0, &s)
+    comm.scatter(if rank == 0 { Some(&sc_src) } else { None }, &mut sc, 0, &s)
         .unwrap();
     assert_eq!(sc.to_vec(&s).unwrap(), mine, "scatter {t}");
 

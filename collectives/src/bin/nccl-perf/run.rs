@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 
 use collectives::{Options, ProcessGroup, WorkSet};
 use nccl_safe::{
-    Communicator, DataType, Device, DeviceBuffer, DeviceView, DeviceViewMut, ReduceOp, Stream,
+    AsDeviceView, AsDeviceViewMut, Communicator, DataType, Device, DeviceBuffer, DeviceView,
+    DeviceViewMut, ReduceOp, Stream,
 };
 
 use crate::args::{Args, Coll, Layer, Red, sizes};
@@ -153,7 +154,8 @@ impl Rank {
                 .map_err(Into::into),
             (Link::Raw(c), Coll::Broadcast, true) => c.broadcast(recv, root, s).map_err(Into::into),
             (Link::Raw(c), Coll::Reduce, false) => {
-                let r: Option<&mut DeviceViewMut<'_, T>> = is_root.then_some(recv);
+                let r: Option<&mut dyn AsDeviceViewMut<T>> =
+                    if is_root { Some(recv) } else { None };
                 c.reduce(send, r, red_op(red), root, s).map_err(Into::into)
             }
             (Link::Raw(c), Coll::AllGather, false) => {
@@ -172,11 +174,12 @@ impl Rank {
                 c.all_to_all(send, recv, s).map_err(Into::into)
             }
             (Link::Raw(c), Coll::Gather, false) => {
-                let r: Option<&mut DeviceViewMut<'_, T>> = is_root.then_some(recv);
+                let r: Option<&mut dyn AsDeviceViewMut<T>> =
+                    if is_root { Some(recv) } else { None };
                 c.gather(send, r, root, s).map_err(Into::into)
             }
             (Link::Raw(c), Coll::Scatter, false) => {
-                let sv = is_root.then_some(send);
+                let sv: Option<&dyn AsDeviceView<T>> = if is_root { Some(send) } else { None };
                 c.scatter(sv, recv, root, s).map_err(Into::into)
             }
             (Link::Raw(c), Coll::SendRecv, false) => nccl_safe::group(|_| {
@@ -190,17 +193,23 @@ impl Rank {
                     (Coll::AllReduce, true) => g.all_reduce(recv, red_op(red)),
                     (Coll::Broadcast, true) => g.broadcast(recv, root),
                     (Coll::Reduce, false) => {
-                        let r: Option<&mut DeviceViewMut<'_, T>> = is_root.then_some(recv);
+                        let r: Option<&mut dyn AsDeviceViewMut<T>> =
+                            if is_root { Some(recv) } else { None };
                         g.reduce(send, r, red_op(red), root)
                     }
                     (Coll::AllGather, false) => g.all_gather(send, recv),
                     (Coll::ReduceScatter, false) => g.reduce_scatter(send, recv, red_op(red)),
                     (Coll::AllToAll, false) => g.all_to_all(send, recv),
                     (Coll::Gather, false) => {
-                        let r: Option<&mut DeviceViewMut<'_, T>> = is_root.then_some(recv);
+                        let r: Option<&mut dyn AsDeviceViewMut<T>> =
+                            if is_root { Some(recv) } else { None };
                         g.gather(send, r, root)
                     }
-                    (Coll::Scatter, false) => g.scatter(is_root.then_some(send), recv, root),
+                    (Coll::Scatter, false) => {
+                        let sv: Option<&dyn AsDeviceView<T>> =
+                            if is_root { Some(send) } else { None };
+                        g.scatter(sv, recv, root)
+                    }
                     (Coll::SendRecv, false) => g.grouped(|c, st| {
                         c.send(send, next, st)?;
                         c.recv(recv, prev, st)

@@ -1,0 +1,344 @@
+//! Reliability of process groups: the policy before the waiters, dumps that never hold
+//! anything up and never overwrite each other, every rank dumping when one times out,
+//! sequence numbers only for launched operations, no phantom entries, mismatches with
+//! both sides, concurrent use refused, options refused by name, and the warm-up as the
+//! library's own step.
+
+use std::sync::{Arc, Barrier, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use collectives::{Error, ErrorPolicy, Options, ProcessGroup, State, WorkSet, hang_report};
+use nccl_safe::{Device, DeviceBuffer, Gate, ReduceOp, Stream, UniqueId};
+
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// `f(rank, group)` on `n` sim ranks (devices `first..first+n`), one thread each.
+fn on_ranks<R: Send + 'static>(
+    first: usize,
+    n: usize,
+    options: Options,
+    f: impl Fn(usize, ProcessGroup) -> R + Send + Sync + 'static,
+) -> Vec<R> {
+    let id = UniqueId::random();
+    let f = Arc::new(f);
+    let handles: Vec<_> = (0..n)
+        .map(|rank| {
+            let (f, options) = (f.clone(), options.clone());
+            thread::spawn(move || {
+                let dev = Device::sim(first + rank).unwrap();
+                let pg = ProcessGroup::new(&dev, rank, n, &id, options).unwrap();
+                f(rank, pg)
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+fn single(dev: usize, options: Options) -> ProcessGroup {
+    ProcessGroup::new(
+        &Device::sim(dev).unwrap(),
+        0,
+        1,
+        &UniqueId::random(),
+        options,
+    )
+    .unwrap()
+}
+
+fn dumps_in(dir: &std::path::Path) -> Vec<collectives::Dump> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| collectives::Dump::read(&p).unwrap())
+        .collect()
+}
+
+#[test]
+fn after_a_timeout_under_the_abort_policy_the_group_always_refuses_new_work_with_its_call_site() {
+    for attempt in 0..10 {
+        let pg = single(1, Options::new().name("policy"));
+        let gate = Gate::new(pg.device()).unwrap();
+        pg.comm_stream().wait_gate(&gate).unwrap();
+        let s = Stream::new(pg.device()).unwrap();
+        let mut x = DeviceBuffer::from_slice(&s, &[1u32; 4]).unwrap();
+        let w = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+        assert!(matches!(
+            w.wait_host(Duration::from_millis(20)),
+            Err(Error::Timeout { .. })
+        ));
+        // Whoever saw the error sees the group refuse work: every time, at once.
+        let refused = pg.barrier().unwrap_err();
+        let line = line!() - 1;
+        match &refused {
+            Error::GroupAborted { op, call_site, .. } => {
+                assert_eq!(op, "barrier", "attempt {attempt}");
+                assert_eq!(*call_site, format!("{}:{line}", file!()));
+            }
+            other => panic!("attempt {attempt}: {other}"),
+        }
+        gate.open();
+    }
+}
+
+#[test]
+fn dropping_a_group_never_waits_for_a_stuck_dump() {
+    // A dump directory on a stuck file system: a named pipe where the first dump's
+    // file is written blocks the writer until someone reads it.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join(format!(
+        ".stuck-dump-rank0-{}-0.json.tmp",
+        std::process::id()
+    ));
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let pg = single(2, Options::new().name("stuck-dump").dump_dir(dir.path()));
+    let start = Instant::now();
+    pg.abort("test"); // dumps (the writer blocks on the pipe), then aborts
+    drop(pg);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "abort and drop waited {:?} for the dump",
+        start.elapsed()
+    );
+    // Unblock the writer: read the pipe.
+    let _ = std::fs::read(&fifo);
+}
+
+#[test]
+fn under_the_report_policy_a_failed_stream_makes_the_group_refuse_work_saying_why() {
+    let out = on_ranks(
+        2,
+        2,
+        Options::new().name("report").on_error(ErrorPolicy::Report),
+        |rank, pg| {
+            let s = Stream::new(pg.device()).unwrap();
+            let x = DeviceBuffer::from_slice(&s, &[1i32; 4]).unwrap();
+            let mut y = DeviceBuffer::<i32>::zeroed(&s, 8).unwrap();
+            let first = if rank == 0 {
+                pg.all_reduce_into(&x, &mut y.view_mut(0..4).unwrap(), ReduceOp::Sum)
+                    .and_then(|w| w.wait_host(PATIENCE))
+            } else {
+                pg.all_gather(&x, &mut y)
+                    .and_then(|w| w.wait_host(PATIENCE))
+            };
+            let later = pg.barrier().map(drop);
+            (first.unwrap_err(), later.unwrap_err())
+        },
+    );
+    for (first, later) in out {
+        assert!(matches!(first, Error::Mismatch { .. }), "{first}");
+        match later {
+            Error::GroupAborted { reason, .. } => {
+                assert!(reason.contains("cannot be used again"), "{reason}")
+            }
+            other => panic!("{other}"),
+        }
+    }
+}
+
+#[test]
+fn a_group_used_from_two_threads_at_once_refuses_instead_of_computing_wrong_results() {
+    let pg = Arc::new(single(3, Options::new().name("threads")));
+    let start = Arc::new(Barrier::new(2));
+    let refused = Arc::new(Mutex::new(Vec::new()));
+    let threads: Vec<_> = (0..2)
+        .map(|t| {
+            let (pg, start, refused) = (pg.clone(), start.clone(), refused.clone());
+            thread::spawn(move || {
+                let s = Stream::new(pg.device()).unwrap();
+                let mut bufs: Vec<DeviceBuffer<i64>> = (0..150)
+                    .map(|i| DeviceBuffer::from_slice(&s, &[(t * 1000 + i) as i64; 2]).unwrap())
+                    .collect();
+                start.wait();
+                let mut works = WorkSet::new();
+                for b in bufs.iter_mut() {
+                    match pg.all_reduce(b, ReduceOp::Sum) {
+                        Ok(w) => works.push(w),
+                        Err(e) => refused.lock().unwrap().push(e),
+                    }
+                }
+                works.wait_host(PATIENCE).unwrap();
+                // Every operation that ran computed the right value (one rank: itself).
+                for (i, b) in bufs.iter().enumerate() {
+                    assert_eq!(b.to_vec(&s).unwrap(), vec![(t * 1000 + i) as i64; 2]);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let refused = refused.lock().unwrap();
+    assert!(!refused.is_empty(), "concurrent use must be detected");
+    for e in refused.iter() {
+        match e {
+            Error::ConcurrentUse {
+                call_site,
+                other_call_site,
+                ..
+            } => assert!(
+                call_site.contains("reliability.rs") && other_call_site.contains("reliability.rs"),
+                "{e}"
+            ),
+            other => panic!("{other}"),
+        }
+    }
+}
+
+#[test]
+fn options_out_of_range_are_refused_naming_them() {
+    let dev = Device::sim(4).unwrap();
+    for (options, name) in [
+        (Options::new().max_in_flight(0), "max_in_flight"),
+        (Options::new().recorder_capacity(0), "recorder_capacity"),
+        (
+            Options::new().watchdog_interval(Duration::ZERO),
+            "watchdog_interval",
+        ),
+        (Options::new().timeout(Duration::ZERO), "timeout"),
+        (Options::new().name(""), "name"),
+    ] {
+        let e = ProcessGroup::new(&dev, 0, 1, &UniqueId::random(), options).unwrap_err();
+        match &e {
+            Error::InvalidOption { option, .. } => assert_eq!(*option, name),
+            other => panic!("{name}: {other}"),
+        }
+        assert!(e.to_string().contains(name), "{e}");
+    }
+    // A huge timeout means no deadline.
+    let pg = single(4, Options::new().timeout(Duration::MAX));
+    pg.barrier().unwrap().wait_host(Duration::MAX).unwrap();
+}
+
+#[test]
+fn a_refused_call_takes_no_sequence_number_and_a_panic_in_grouped_leaves_no_entry() {
+    let out = on_ranks(5, 2, Options::new().name("seq"), |rank, pg| {
+        let s = Stream::new(pg.device()).unwrap();
+        let x = DeviceBuffer::from_slice(&s, &[1u8; 4]).unwrap();
+        if rank == 0 {
+            // Refused for its arguments: no number, nothing recorded.
+            let mut short = DeviceBuffer::<u8>::zeroed(&s, 3).unwrap();
+            assert!(pg.all_reduce_into(&x, &mut short, ReduceOp::Sum).is_err());
+            // A panic inside a grouped closure: nothing recorded either.
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let _ = pg.grouped(|_, _| panic!("deliberate"));
+            }));
+            assert!(r.is_err());
+        }
+        let mut y = DeviceBuffer::<u8>::zeroed(&s, 4).unwrap();
+        let w = pg.all_reduce_into(&x, &mut y, ReduceOp::Sum).unwrap();
+        w.wait_host(PATIENCE).unwrap();
+        assert_eq!(w.seq(), 1, "users' first collective is #1 on every rank");
+        pg.dump_flight_record("end")
+    });
+    for d in &out {
+        assert!(
+            d.entries.iter().all(|e| e.state != State::Scheduled),
+            "{d:?}"
+        );
+        let user: Vec<_> = d.entries.iter().filter(|e| e.op != "warmup").collect();
+        assert_eq!(user.len(), 1, "one launched operation recorded: {user:?}");
+        if let Some(w) = d.entries.iter().find(|e| e.op == "warmup") {
+            assert_eq!(
+                (w.seq, w.call_site.as_str()),
+                (Some(0), "<process group warm-up>")
+            );
+        }
+    }
+    assert!(hang_report(&out).is_empty(), "{:?}", hang_report(&out));
+}
+
+#[test]
+fn both_sides_of_a_mismatch_get_one_shape_naming_group_rank_op_seq_and_both_call_sites() {
+    let out = on_ranks(0, 2, Options::new().name("shapes"), |rank, pg| {
+        let s = Stream::new(pg.device()).unwrap();
+        let x = DeviceBuffer::from_slice(&s, &[1.0f32; 4]).unwrap();
+        let mut y = DeviceBuffer::<f32>::zeroed(&s, 8).unwrap();
+        let r = if rank == 0 {
+            pg.all_reduce_into(&x, &mut y.view_mut(0..4).unwrap(), ReduceOp::Sum)
+        } else {
+            pg.all_gather(&x, &mut y)
+        };
+        r.and_then(|w| w.wait_host(PATIENCE)).unwrap_err()
+    });
+    for (rank, e) in out.iter().enumerate() {
+        match e {
+            Error::Mismatch {
+                group,
+                rank: r,
+                op,
+                seq,
+                call_site,
+                detail,
+            } => {
+                assert_eq!((group.as_str(), *r, *seq), ("shapes", rank, 1));
+                assert_eq!(
+                    op,
+                    if rank == 0 {
+                        "all_reduce"
+                    } else {
+                        "all_gather"
+                    }
+                );
+                assert!(call_site.contains("reliability.rs"), "{call_site}");
+                assert!(
+                    detail.matches("reliability.rs").count() >= 2,
+                    "both call sites: {detail}"
+                );
+            }
+            other => panic!("rank {rank}: {other}"),
+        }
+    }
+}
+
+#[test]
+fn when_one_rank_times_out_every_rank_dumps_and_dumps_are_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options::new()
+        .name("alldump")
+        .timeout(Duration::from_millis(300))
+        .watchdog_interval(Duration::from_millis(20))
+        .dump_dir(dir.path());
+    let done = Arc::new(Barrier::new(3));
+    on_ranks(0, 3, options, move |rank, pg| {
+        if rank < 2 {
+            let s = Stream::new(pg.device()).unwrap();
+            let mut x = DeviceBuffer::from_slice(&s, &[1u32; 4]).unwrap();
+            let w = pg.all_reduce(&mut x, ReduceOp::Max).unwrap(); // rank 2 never issues
+            assert!(w.wait_host(PATIENCE).is_err());
+        }
+        done.wait();
+        pg.dump_flight_record("again, on request"); // a second dump of every rank
+    });
+    let start = Instant::now();
+    let dumps = loop {
+        let d = dumps_in(dir.path());
+        if (0..3).all(|r| d.iter().filter(|x| x.rank == r).count() >= 2) {
+            break d;
+        }
+        assert!(start.elapsed() < PATIENCE, "{} dumps", d.len());
+        thread::sleep(Duration::from_millis(10));
+    };
+    // Rank 2 issued nothing, yet it dumped when its peers timed out.
+    assert!(
+        dumps
+            .iter()
+            .any(|d| d.rank == 2 && d.reason.contains("failed")),
+        "{dumps:#?}"
+    );
+    let lines = hang_report(&dumps);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("ranks 0,1 waiting; rank 2 never issued it")),
+        "{lines:#?}"
+    );
+}

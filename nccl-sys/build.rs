@@ -381,6 +381,7 @@ fn split_functions(bindings: &str) -> Split {
         attrs: file.attrs,
         items: kept,
     };
+    add_missing_aliases(&mut functions);
     let mut nccl = Vec::new();
     let mut cuda = Vec::new();
     for f in functions {
@@ -403,6 +404,40 @@ fn split_functions(bindings: &str) -> Split {
     Split {
         items: prettyplease::unparse(&items),
         tables,
+    }
+}
+
+/// Entry points that cuda.h declares under one name or the other depending on its
+/// release, with one signature under both: CUDA 12.8+ adds `cuEventElapsedTime_v2`
+/// and CUDA 13's cuda.h `#define`s the old name to it, so its bindings lack the old
+/// one, while headers before 12.8 lack the new one. Every driver that exports a name
+/// exports it with this signature, so both entries are always generated and the safe
+/// layer picks whichever the loaded driver has.
+const SAME_SIGNATURE_ALIASES: &[(&str, &str)] = &[("cuEventElapsedTime", "cuEventElapsedTime_v2")];
+
+/// Adds the missing name of each pair of [`SAME_SIGNATURE_ALIASES`] with the other's
+/// signature.
+fn add_missing_aliases(functions: &mut Vec<Function>) {
+    for (old, new) in SAME_SIGNATURE_ALIASES {
+        let has = |name: &str, fs: &[Function]| fs.iter().any(|f| f.name == name);
+        for (present, missing) in [(old, new), (new, old)] {
+            if has(missing, functions) {
+                continue;
+            }
+            let Some(f) = functions.iter().find(|f| f.name == *present) else {
+                continue;
+            };
+            let doc: syn::Attribute = syn::parse_quote! {
+                #[doc = "The same entry point under its other name (see `SAME_SIGNATURE_ALIASES` in nccl-sys's build script); the header in use declares only the other one."]
+            };
+            let alias = Function {
+                name: missing.to_string(),
+                docs: vec![doc],
+                args: f.args.clone(),
+                output: f.output.clone(),
+            };
+            functions.push(alias);
+        }
     }
 }
 

@@ -1,4 +1,5 @@
-//! The built-in kernels' PTX must assemble for old and new GPUs. Uses `ptxas` (from a
+//! The built-in kernels' PTX must assemble for old and new GPUs (the architectures
+//! the ptxas found still supports: sm_50 up to CUDA 12, sm_75 up from CUDA 13). Uses `ptxas` (from a
 //! CUDA toolkit, or the pip wheel nvidia-cuda-nvcc-cu12 that ci/setup installs into
 //! .deps/nvcc); it runs on the CPU, so no GPU is needed. Required under CI.
 
@@ -34,7 +35,16 @@ fn builtin_kernels_assemble_for_every_architecture_family() {
     let dir = tempfile::tempdir().unwrap();
     let ptx = dir.path().join("kernels.ptx");
     std::fs::write(&ptx, nccl_safe::builtin_kernels_ptx()).unwrap();
-    for arch in ["sm_50", "sm_80", "sm_90"] {
+    let version = Command::new(&ptxas)
+        .arg("--version")
+        .output()
+        .expect("ptxas --version runs");
+    let text = String::from_utf8_lossy(&version.stdout);
+    let major = release_major(&text).unwrap_or_else(|| panic!("no release in {text:?}"));
+    let arches = architectures(major);
+    assert!(arches.contains(&"sm_90"));
+    eprintln!("ptxas release {major}: assembling for {arches:?}");
+    for arch in arches {
         let out = Command::new(&ptxas)
             .arg("--gpu-name")
             .arg(arch)
@@ -48,5 +58,36 @@ fn builtin_kernels_assemble_for_every_architecture_family() {
             "ptxas {arch} failed:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+}
+
+/// The major release in `ptxas --version`'s "Cuda compilation tools, release 12.9, ...".
+fn release_major(text: &str) -> Option<u32> {
+    let rest = &text[text.find("release ")? + "release ".len()..];
+    rest.split(['.', ',']).next()?.trim().parse().ok()
+}
+
+/// The oldest, a middle and the newest datacenter families the toolkit still
+/// assembles for: CUDA 13 dropped everything before Turing (sm_75); sm_90 always.
+fn architectures(major: u32) -> &'static [&'static str] {
+    if major >= 13 {
+        &["sm_75", "sm_80", "sm_90"]
+    } else {
+        &["sm_50", "sm_75", "sm_80", "sm_90"]
+    }
+}
+
+#[test]
+fn the_architectures_follow_the_ptxas_release() {
+    let v12 = "ptxas: NVIDIA (R) Ptx optimizing assembler\nCuda compilation tools, release 12.9, V12.9.86\n";
+    let v13 = "Cuda compilation tools, release 13.5, V13.5.37\n";
+    assert_eq!(release_major(v12), Some(12));
+    assert_eq!(release_major(v13), Some(13));
+    assert_eq!(release_major("garbage"), None);
+    assert!(architectures(12).contains(&"sm_50"));
+    assert!(!architectures(13).contains(&"sm_50"));
+    assert_eq!(architectures(13)[0], "sm_75");
+    for m in [11, 12, 13, 14] {
+        assert!(architectures(m).contains(&"sm_90"));
     }
 }

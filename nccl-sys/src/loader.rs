@@ -467,3 +467,17 @@ pub fn cuda() -> Result<&'static Cuda, LoadError> {
     static CUDA: OnceLock<Result<Cuda, LoadError>> = OnceLock::new();
     CUDA.get_or_init(Cuda::load).as_ref().map_err(Clone::clone)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CUDA 13's cuda.h declares only `cuEventElapsedTime_v2`, headers before 12.8 only
+    /// `cuEventElapsedTime`: both entries exist whichever header the build used.
+    #[test]
+    fn both_names_of_event_elapsed_time_are_bound_whatever_the_header() {
+        for name in ["cuEventElapsedTime", "cuEventElapsedTime_v2"] {
+            assert!(CudaFunctions::NAMES.contains(&name), "{name} missing");
+        }
+    }
+}

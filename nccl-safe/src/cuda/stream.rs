@@ -418,13 +418,19 @@ impl CudaEvent {
 
     pub fn elapsed_ms(&self, end: &CudaEvent) -> Result<f32> {
         self.device.bind()?;
+        let lib = self.device.lib;
         let mut ms = 0f32;
+        // CUDA 12.8+ drivers export `_v2` (the only name CUDA 13's cuda.h declares);
+        // older ones only the original, which has the same signature.
         // SAFETY: two valid timing events; writes one float.
-        check_cuda("cuEventElapsedTime", unsafe {
-            self.device
-                .lib
-                .cuEventElapsedTime(&mut ms, self.raw, end.raw)?
-        })?;
+        let rc = unsafe {
+            if lib.has_function("cuEventElapsedTime_v2") == Some(true) {
+                lib.cuEventElapsedTime_v2(&mut ms, self.raw, end.raw)?
+            } else {
+                lib.cuEventElapsedTime(&mut ms, self.raw, end.raw)?
+            }
+        };
+        check_cuda("cuEventElapsedTime", rc)?;
         Ok(ms)
     }
 }

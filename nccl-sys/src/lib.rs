@@ -64,6 +64,25 @@ pub const HEADER_NCCL_VERSION_CODE: i32 = NCCL_VERSION_CODE as i32;
 /// minor * 10`).
 pub const HEADER_CUDA_VERSION: i32 = CUDA_VERSION as i32;
 
+/// A `CUmemLocation` naming device `ordinal`, built the same way against any
+/// `cuda.h`: CUDA 13 moved `id` into an anonymous union (bindgen names it
+/// `__bindgen_anon_1`), CUDA 12 has it as a plain field. Both layouts are 8 bytes
+/// with the 4-byte id right after the 4-byte type.
+pub fn device_location(ordinal: i32) -> CUmemLocation {
+    const _: () = assert!(std::mem::size_of::<CUmemLocation>() == 8);
+    const _: () = assert!(std::mem::offset_of!(CUmemLocation, type_) == 0);
+    let mut location = CUmemLocation {
+        type_: CU_MEM_LOCATION_TYPE_DEVICE,
+        ..Default::default()
+    };
+    let base = (&mut location as *mut CUmemLocation).cast::<u8>();
+    // SAFETY: bytes 4..8 of the 8-byte struct are the id in both layouts (asserted
+    // above: the type is at 0 and 4 bytes wide, and nothing else fits); an aligned
+    // i32 write into it.
+    unsafe { base.add(4).cast::<i32>().write(ordinal) };
+    location
+}
+
 /// The folder of the `nccl.h` this crate was built against.
 pub const HEADER_NCCL_INCLUDE_DIR: &str = env!("NCCL_RS_NCCL_INCLUDE_DIR");
 

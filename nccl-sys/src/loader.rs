@@ -472,6 +472,17 @@ pub fn cuda() -> Result<&'static Cuda, LoadError> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_device_location_carries_type_and_ordinal_in_either_layout() {
+        let loc = crate::device_location(3);
+        assert_eq!(loc.type_, crate::CU_MEM_LOCATION_TYPE_DEVICE);
+        let base = (&loc as *const crate::CUmemLocation).cast::<u8>();
+        // SAFETY: reads the 4 bytes after the type inside the 8-byte struct.
+        let id = unsafe { base.add(4).cast::<i32>().read() };
+        assert_eq!(id, 3);
+        assert_eq!(std::mem::size_of_val(&loc), 8);
+    }
+
     /// CUDA 13's cuda.h declares only `cuEventElapsedTime_v2`, headers before 12.8 only
     /// `cuEventElapsedTime`: both entries exist whichever header the build used.
     #[test]

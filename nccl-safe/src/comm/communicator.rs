@@ -586,22 +586,17 @@ impl Communicator {
         self.inner.wait_ready(timeout)
     }
 
-    /// A handle that aborts this communicator from another thread. Only non-blocking
-    /// communicators have one: a blocking call cannot be interrupted safely.
+    /// A handle that aborts this communicator from another thread: a wait for a
+    /// late peer, a stream held by its collective, or a teardown then ends at once.
+    /// Every communicator has one, blocking or not: NCCL's communicator is always
+    /// non-blocking underneath (a blocking one differs only in that its init waits
+    /// for every rank), so no call of this library is stuck inside NCCL where an abort
+    /// cannot reach it.
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidUsage`] for a blocking communicator.
+    /// None today; the `Result` leaves room for drivers that cannot abort.
     pub fn abort_handle(&self) -> Result<AbortHandle> {
-        if self.is_blocking() {
-            return Err(Error::InvalidUsage {
-                op: "abort_handle",
-                reason:
-                    "only non-blocking communicators (Config::blocking(false)) can be aborted from \
-                         another thread"
-                        .into(),
-            });
-        }
         Ok(AbortHandle {
             inner: self.inner.clone(),
         })

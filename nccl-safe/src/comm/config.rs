@@ -70,7 +70,10 @@ impl Config {
     }
 
     /// `false` makes the communicator non-blocking: init returns before every rank
-    /// joined ([`Communicator::wait_ready`](crate::Communicator::wait_ready)), and it can be aborted from another
+    /// joined ([`Communicator::wait_ready`](crate::Communicator::wait_ready)).
+    /// Underneath, NCCL's communicator is non-blocking either way (Decision 5): a
+    /// blocking one is one whose init this library waits for (at most
+    /// [`Config::call_timeout`]), and every communicator can be aborted from another
     /// thread ([`Communicator::abort_handle`](crate::Communicator::abort_handle)).
     pub fn blocking(mut self, blocking: bool) -> Config {
         self.blocking = Some(blocking);

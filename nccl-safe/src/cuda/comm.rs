@@ -1,12 +1,19 @@
 //! NCCL on the cuda driver: libnccl through nccl-sys.
 //!
-//! Every call runs under the device's NCCL lock (taken by the caller). On a
-//! non-blocking communicator a call may return `ncclInProgress`; it is polled with
-//! `ncclCommGetAsyncError` until it succeeds, fails, or the deadline passes (Decision
-//! 5), releasing nothing in between: the abort handle takes the lock between calls,
-//! not inside one.
+//! Every NCCL communicator is created non-blocking (Decision 5), whatever the user's
+//! config says: a "blocking" communicator is one whose init the safe layer waits for.
+//! So no NCCL call blocks for long, and no call holds a device's NCCL lock (Decision 7)
+//! while it waits for peers or for the device: a call that returns `ncclInProgress`
+//! is polled with `ncclCommGetAsyncError`, taking the lock for each poll only, until
+//! it succeeds, fails, or its deadline passes. Teardown (`ncclCommAbort`,
+//! `ncclCommDestroy`) frees memory, which waits for the whole device, so it runs
+//! without the lock, after the communicator was taken out under it.
+//!
+//! Memory NCCL keeps pointers into lives on the heap as long as NCCL may use it: the
+//! config and its strings (`commName`) with the communicator, and the out-slot of a
+//! split that could not be confirmed with its parent.
 
-use std::ffi::c_void;
+use std::ffi::{CString, c_void};
 use std::ptr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -16,20 +23,55 @@ use nccl_sys as sys;
 use super::{CudaDevice, CudaStream};
 use crate::comm::config::Config;
 use crate::comm::op::{Kind, LaunchOp, RedOp};
+use crate::sync::lock;
 use crate::{Error, Result, check};
 
 fn lib() -> Result<&'static sys::Nccl> {
     Ok(sys::nccl()?)
 }
 
+/// The config as NCCL got it, with the strings it points into. NCCL keeps those
+/// pointers (the background init and profiler plugins read `commName`), so both stay
+/// on the heap for as long as the communicator.
+struct RawConfig {
+    raw: sys::ncclConfig_t,
+    _strings: Vec<CString>,
+}
+
+impl RawConfig {
+    /// `config` made non-blocking (see the module's comment).
+    fn new(config: &Config) -> Result<Box<RawConfig>> {
+        let (mut raw, strings) = config.to_raw()?;
+        raw.blocking = 0;
+        Ok(Box::new(RawConfig {
+            raw,
+            _strings: strings,
+        }))
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut sys::ncclConfig_t {
+        &mut self.raw
+    }
+}
+
+/// A split whose end could not be confirmed: NCCL's background job may still write
+/// the child into `slot` and read `config`, so both live until the parent is torn
+/// down, which then aborts the child if one appeared.
+struct Unconfirmed {
+    slot: Box<sys::ncclComm_t>,
+    config: Box<RawConfig>,
+}
+
 /// A raw communicator; `None` once destroyed or aborted.
 pub(crate) struct CudaComm {
     raw: Mutex<Option<usize>>,
+    _config: Box<RawConfig>,
+    unconfirmed: Mutex<Vec<Unconfirmed>>,
 }
 
 // SAFETY: an ncclComm_t may be used from any thread; NCCL's rule that one thread at a
 // time calls into NCCL per device is kept by the device's NCCL lock, which every
-// method's caller holds.
+// method's caller holds. The config is only read by NCCL.
 unsafe impl Send for CudaComm {}
 // SAFETY: as above.
 unsafe impl Sync for CudaComm {}
@@ -40,7 +82,8 @@ unsafe impl Sync for CudaComm {}
 /// the wait with [`Error::Aborted`].
 fn poll(comm: &CudaComm, device: &CudaDevice, timeout: Duration, op: &'static str) -> Result<()> {
     let lib = lib()?;
-    let start = Instant::now();
+    let deadline = crate::sync::deadline(timeout);
+    let mut pause = Duration::from_micros(1);
     loop {
         let state = {
             let _guard = device.nccl_lock();
@@ -55,17 +98,20 @@ fn poll(comm: &CudaComm, device: &CudaDevice, timeout: Duration, op: &'static st
         if state != sys::ncclInProgress {
             return check(op, state);
         }
-        if start.elapsed() >= timeout {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(Error::Timeout {
                 op,
                 waited: timeout,
             });
         }
-        std::thread::sleep(Duration::from_micros(50));
+        // Short at first (an enqueue usually ends within microseconds), then at most
+        // 50 us between polls.
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_micros(50));
     }
 }
 
-/// Accepts `ncclSuccess` and, on a non-blocking communicator, `ncclInProgress`.
+/// Accepts `ncclSuccess` and `ncclInProgress` (every communicator is non-blocking).
 fn started(op: &'static str, rc: sys::ncclResult_t) -> Result<()> {
     if rc == sys::ncclInProgress {
         Ok(())
@@ -75,8 +121,16 @@ fn started(op: &'static str, rc: sys::ncclResult_t) -> Result<()> {
 }
 
 impl CudaComm {
+    fn from_parts(raw: sys::ncclComm_t, config: Box<RawConfig>) -> CudaComm {
+        CudaComm {
+            raw: Mutex::new(Some(raw as usize)),
+            _config: config,
+            unconfirmed: Mutex::new(Vec::new()),
+        }
+    }
+
     fn raw(&self) -> Result<sys::ncclComm_t> {
-        match *crate::sync::lock(&self.raw) {
+        match *lock(&self.raw) {
             Some(p) => Ok(p as sys::ncclComm_t),
             None => Err(Error::Aborted {
                 what: "the communicator was aborted or destroyed".into(),
@@ -84,12 +138,17 @@ impl CudaComm {
         }
     }
 
-    fn take(&self) -> Option<sys::ncclComm_t> {
-        crate::sync::lock(&self.raw)
-            .take()
-            .map(|p| p as sys::ncclComm_t)
+    /// Whether this communicator still holds `raw` (the caller holds the lock).
+    fn holds(&self, raw: usize) -> bool {
+        *lock(&self.raw) == Some(raw)
     }
 
+    fn take(&self) -> Option<sys::ncclComm_t> {
+        lock(&self.raw).take().map(|p| p as sys::ncclComm_t)
+    }
+
+    /// Starts this rank's init; the caller holds the device's NCCL lock and waits for
+    /// readiness (polling [`CudaComm::is_ready`]).
     pub fn init(
         device: &CudaDevice,
         rank: usize,
@@ -97,57 +156,89 @@ impl CudaComm {
         id: &sys::ncclUniqueId,
         config: &Config,
     ) -> Result<CudaComm> {
-        device.bind()?;
         let lib = lib()?;
-        let (mut raw_config, _strings) = config.to_raw()?;
+        let mut cfg = RawConfig::new(config)?;
+        let _ctx = device.bind()?;
         let mut comm: sys::ncclComm_t = ptr::null_mut();
-        // SAFETY: valid out-pointer, id and config (its strings live in `_strings`).
+        // SAFETY: valid out-pointer and id; the config (and its strings) stay on the
+        // heap with the communicator.
         let rc = unsafe {
-            lib.ncclCommInitRankConfig(&mut comm, size as i32, *id, rank as i32, &mut raw_config)?
+            lib.ncclCommInitRankConfig(&mut comm, size as i32, *id, rank as i32, cfg.as_mut_ptr())?
         };
-        started("ncclCommInitRankConfig", rc)?;
-        Ok(CudaComm {
-            raw: Mutex::new(Some(comm as usize)),
-        })
+        let created = CudaComm::from_parts(comm, cfg);
+        if let Err(e) = started("ncclCommInitRankConfig", rc) {
+            if !comm.is_null() {
+                drop(_ctx);
+                let _ = created.free_now(device, "ncclCommAbort");
+            }
+            return Err(e);
+        }
+        Ok(created)
     }
 
-    /// One communicator per device, created in one group (non-blocking; the caller
-    /// waits for readiness).
+    /// One communicator per device, created in one NCCL group. The devices' NCCL locks
+    /// are taken in ordinal order (as every multi-device call takes them); the group is
+    /// ended on every path, and on an error the communicators already created are
+    /// aborted. The caller waits for readiness.
     pub fn init_all(
         devices: &[std::sync::Arc<CudaDevice>],
         id: &sys::ncclUniqueId,
         config: &Config,
     ) -> Result<Vec<CudaComm>> {
         let lib = lib()?;
-        let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
-        let (mut raw_config, _strings) = config.to_raw()?;
-        let mut comms = Vec::with_capacity(devices.len());
+        let mut order: Vec<&std::sync::Arc<CudaDevice>> = devices.iter().collect();
+        order.sort_by_key(|d| d.ordinal);
+        let guards: Vec<_> = order.iter().map(|d| d.nccl_lock()).collect();
+        let mut comms: Vec<CudaComm> = Vec::with_capacity(devices.len());
         // SAFETY: group calls have no arguments.
         check("ncclGroupStart", unsafe { lib.ncclGroupStart()? })?;
+        let mut result = Ok(());
         for (rank, d) in devices.iter().enumerate() {
-            d.bind()?;
-            let mut comm: sys::ncclComm_t = ptr::null_mut();
-            // SAFETY: as in `init`.
-            let rc = unsafe {
-                lib.ncclCommInitRankConfig(
-                    &mut comm,
-                    devices.len() as i32,
-                    *id,
-                    rank as i32,
-                    &mut raw_config,
-                )?
-            };
-            if let Err(e) = started("ncclCommInitRankConfig", rc) {
-                // SAFETY: closes the group opened above.
-                let _ = unsafe { lib.ncclGroupEnd() };
-                return Err(e);
+            let step = (|| -> Result<CudaComm> {
+                let mut cfg = RawConfig::new(config)?;
+                let _ctx = d.bind()?;
+                let mut comm: sys::ncclComm_t = ptr::null_mut();
+                // SAFETY: as in `init`.
+                let rc = unsafe {
+                    lib.ncclCommInitRankConfig(
+                        &mut comm,
+                        devices.len() as i32,
+                        *id,
+                        rank as i32,
+                        cfg.as_mut_ptr(),
+                    )?
+                };
+                let created = CudaComm::from_parts(comm, cfg);
+                match started("ncclCommInitRankConfig", rc) {
+                    Ok(()) => Ok(created),
+                    Err(e) => {
+                        if !comm.is_null() {
+                            comms.push(created);
+                        }
+                        Err(e)
+                    }
+                }
+            })();
+            match step {
+                Ok(c) => comms.push(c),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
             }
-            comms.push(CudaComm {
-                raw: Mutex::new(Some(comm as usize)),
-            });
         }
-        // SAFETY: closes the group.
-        started("ncclGroupEnd", unsafe { lib.ncclGroupEnd()? })?;
+        // The group always ends, also after an error.
+        // SAFETY: closes the group opened above.
+        let end = unsafe { lib.ncclGroupEnd() }
+            .map_err(Error::from)
+            .and_then(|rc| started("ncclGroupEnd", rc));
+        drop(guards);
+        if let Err(e) = result.and(end) {
+            for (c, d) in comms.iter().zip(devices) {
+                let _ = c.free_now(d, "ncclCommAbort");
+            }
+            return Err(e);
+        }
         Ok(comms)
     }
 
@@ -178,8 +269,9 @@ impl CudaComm {
         })
     }
 
-    /// Launches `calls` in one NCCL group on `stream`, polled to completion of the
-    /// enqueue.
+    /// Launches `calls` in one NCCL group on `stream`, polled until NCCL has enqueued
+    /// them. A launch NCCL does not confirm before `config.call_timeout` aborts the
+    /// communicator (see [`unconfirmed_launch`]).
     pub fn launch(
         &self,
         device: &CudaDevice,
@@ -192,8 +284,11 @@ impl CudaComm {
             launch_many(&[(self, stream, calls, config)])?
         };
         let result = poll(self, device, config.call_timeout, "ncclGroupEnd");
+        if let Err(Error::Timeout { waited, .. }) = result {
+            return Err(unconfirmed_launch(&[(self, device)], waited));
+        }
         let _guard = device.nccl_lock();
-        destroy_ops_locked(created);
+        destroy_ops_locked(created, &[self]);
         result
     }
 
@@ -206,35 +301,29 @@ impl CudaComm {
         }
         let _guard = device.nccl_lock();
         let Ok(raw) = self.raw() else { return false };
-        if device.bind().is_err() {
+        let Ok(_ctx) = device.bind() else {
             return false;
-        }
+        };
         // SAFETY: a live communicator; revoke frees nothing.
         let rc = unsafe { lib.ncclCommRevoke(raw, sys::NCCL_REVOKE_DEFAULT as i32) };
         matches!(rc, Ok(sys::ncclSuccess | sys::ncclInProgress))
     }
 
     pub fn abort(&self, device: &CudaDevice) -> Result<()> {
-        // SAFETY: abort frees a live communicator, even with work pending.
-        self.give_up(device, "ncclCommAbort", |lib, comm| unsafe {
-            lib.ncclCommAbort(comm)
-        })
+        self.free_now(device, "ncclCommAbort")
+    }
+
+    pub fn destroy(&self, device: &CudaDevice) -> Result<()> {
+        self.free_now(device, "ncclCommDestroy")
     }
 
     /// Takes the communicator out (later calls see it gone: taking it happens under the
-    /// device's NCCL lock) and frees it with `free` *without* the lock: abort and
-    /// destroy free memory, which waits for the whole device, and another
+    /// device's NCCL lock) and frees it with `call` (abort or destroy) *without* the
+    /// lock: both free memory, which waits for the whole device, and another
     /// communicator's watchdog or abort handle must still get the lock meanwhile.
-    /// A no-op when it is already gone.
-    fn give_up(
-        &self,
-        device: &CudaDevice,
-        call: &'static str,
-        free: impl FnOnce(
-            &sys::Nccl,
-            sys::ncclComm_t,
-        ) -> std::result::Result<sys::ncclResult_t, sys::LoadError>,
-    ) -> Result<()> {
+    /// Then aborts the children of unconfirmed splits that NCCL did create. A no-op
+    /// when it is already gone.
+    fn free_now(&self, device: &CudaDevice, call: &'static str) -> Result<()> {
         let comm = {
             let _guard = device.nccl_lock();
             self.take()
@@ -242,15 +331,43 @@ impl CudaComm {
         let Some(comm) = comm else {
             return Ok(());
         };
-        device.bind()?;
-        check(call, free(lib()?, comm)?)
+        let lib = lib()?;
+        let result = {
+            let _ctx = device.bind()?;
+            // SAFETY: the communicator was live and is now owned here alone (taken out
+            // under the lock); abort frees it even with work pending, destroy after
+            // the caller's finalize.
+            let rc = unsafe {
+                if call == "ncclCommDestroy" {
+                    lib.ncclCommDestroy(comm)?
+                } else {
+                    lib.ncclCommAbort(comm)?
+                }
+            };
+            check(call, rc)
+        };
+        for u in std::mem::take(&mut *lock(&self.unconfirmed)) {
+            // SAFETY: the slot is NCCL's out-pointer of the split; the parent is gone,
+            // so its background job has ended one way or the other.
+            let child = unsafe { ptr::read_volatile(&*u.slot) };
+            if child.is_null() {
+                // NCCL never wrote it; keep the 8 bytes forever rather than free memory
+                // it might still be told to write.
+                std::mem::forget(u);
+            } else {
+                let orphan = CudaComm::from_parts(child, u.config);
+                let _ = orphan.free_now(device, "ncclCommAbort");
+                std::mem::forget(u.slot);
+            }
+        }
+        result
     }
 
     pub fn finalize(&self, device: &CudaDevice, timeout: Duration) -> Result<()> {
         {
             let _guard = device.nccl_lock();
-            device.bind()?;
             let comm = self.raw()?;
+            let _ctx = device.bind()?;
             // SAFETY: a live communicator.
             started("ncclCommFinalize", unsafe {
                 lib()?.ncclCommFinalize(comm)?
@@ -259,13 +376,10 @@ impl CudaComm {
         poll(self, device, timeout, "ncclCommFinalize")
     }
 
-    pub fn destroy(&self, device: &CudaDevice) -> Result<()> {
-        // SAFETY: destroy frees a live, finalized communicator.
-        self.give_up(device, "ncclCommDestroy", |lib, comm| unsafe {
-            lib.ncclCommDestroy(comm)
-        })
-    }
-
+    /// Splits; polled without the lock. The child's out-slot and config are on the
+    /// heap: when the parent's poll fails (or times out), NCCL's job may still write
+    /// the slot, so both stay with the parent (see [`Unconfirmed`]); a child whose own
+    /// init then fails is aborted.
     pub fn split(
         &self,
         device: &CudaDevice,
@@ -275,26 +389,32 @@ impl CudaComm {
         timeout: Duration,
     ) -> Result<Option<(usize, usize, CudaComm)>> {
         let lib = lib()?;
-        let (mut raw_config, _strings) = config.to_raw()?;
-        let mut new: sys::ncclComm_t = ptr::null_mut();
+        let mut cfg = RawConfig::new(config)?;
+        let mut slot: Box<sys::ncclComm_t> = Box::new(ptr::null_mut());
         let color = color.map_or(sys::NCCL_SPLIT_NOCOLOR, |c| c as i32);
         {
             let _guard = device.nccl_lock();
-            device.bind()?;
             let parent = self.raw()?;
-            // SAFETY: a live parent, valid out-pointer and config.
+            let _ctx = device.bind()?;
+            // SAFETY: a live parent; the out-slot and the config are on the heap and
+            // outlive NCCL's use of them (see above).
             started("ncclCommSplit", unsafe {
-                lib.ncclCommSplit(parent, color, key, &mut new, &mut raw_config)?
+                lib.ncclCommSplit(parent, color, key, &mut *slot, cfg.as_mut_ptr())?
             })?;
         }
-        poll(self, device, timeout, "ncclCommSplit")?;
+        if let Err(e) = poll(self, device, timeout, "ncclCommSplit") {
+            lock(&self.unconfirmed).push(Unconfirmed { slot, config: cfg });
+            return Err(e);
+        }
+        let new = *slot;
         if new.is_null() {
             return Ok(None);
         }
-        let child = CudaComm {
-            raw: Mutex::new(Some(new as usize)),
-        };
-        poll(&child, device, timeout, "ncclCommSplit")?;
+        let child = CudaComm::from_parts(new, cfg);
+        if let Err(e) = poll(&child, device, timeout, "ncclCommSplit") {
+            let _ = child.abort(device);
+            return Err(e);
+        }
         let (mut rank, mut size) = (0, 0);
         {
             let _guard = device.nccl_lock();
@@ -308,12 +428,38 @@ impl CudaComm {
     }
 }
 
-/// Destroys the PreMulSum ops of a launch, after its group ended and was polled.
+/// The error of a launch NCCL did not confirm in time, after aborting its
+/// communicators: its kernels may still be enqueued later, and their buffer uses were
+/// never recorded, so nothing would order the buffers' frees after them. An aborted
+/// communicator enqueues nothing more, and its abort waits for what already runs.
+fn unconfirmed_launch(comms: &[(&CudaComm, &CudaDevice)], waited: Duration) -> Error {
+    let mut aborts = String::new();
+    for (c, d) in comms {
+        if let Err(e) = c.abort(d) {
+            aborts.push_str(&format!("; abort: {e}"));
+        }
+    }
+    Error::Aborted {
+        what: format!(
+            "NCCL did not confirm the launch (ncclGroupEnd still in progress after \
+             {waited:?}); the communicator was aborted so that no kernel can use the \
+             buffers after they are freed{aborts}"
+        ),
+    }
+}
+
+/// Destroys the PreMulSum ops of a launch, after its group ended and was polled, for
+/// the communicators of `comms` that still hold theirs: an op of a communicator
+/// aborted or destroyed meanwhile (by a watchdog or an abort handle) was freed with it.
 /// The caller holds the NCCL lock of every device involved.
-pub(crate) fn destroy_ops_locked(created: Vec<(sys::ncclRedOp_t, usize)>) {
+pub(crate) fn destroy_ops_locked(created: Vec<(sys::ncclRedOp_t, usize)>, comms: &[&CudaComm]) {
     let Ok(lib) = lib() else { return };
     for (op, comm) in created {
-        // SAFETY: created for this live communicator; NCCL copied its state at the call.
+        if !comms.iter().any(|c| c.holds(comm)) {
+            continue;
+        }
+        // SAFETY: created for this communicator, which is still live (checked under
+        // the lock); NCCL copied the op's state at the call.
         let _ = unsafe { lib.ncclRedOpDestroy(op, comm as sys::ncclComm_t) };
     }
 }
@@ -499,8 +645,15 @@ pub(crate) fn launch_many(
     check("ncclGroupStart", unsafe { lib.ncclGroupStart()? })?;
     let mut result = Ok(());
     'outer: for (comm, stream, calls, _) in launches {
-        let raw = match comm.raw().and_then(|r| stream.device.bind().map(|_| r)) {
+        let raw = match comm.raw() {
             Ok(r) => r,
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        };
+        let _ctx = match stream.device.bind() {
+            Ok(c) => c,
             Err(e) => {
                 result = Err(e);
                 break;
@@ -521,10 +674,18 @@ pub(crate) fn launch_many(
     Ok(created)
 }
 
-/// Polls every communicator of a group launch (see [`launch_many`]).
+/// Polls every communicator of a group launch (see [`launch_many`]); when one does
+/// not confirm it in time, every communicator of the launch is aborted (see
+/// [`unconfirmed_launch`]).
 pub(crate) fn poll_many(launches: &[(&CudaComm, &CudaDevice, &Config)]) -> Result<()> {
     for (comm, device, config) in launches {
-        poll(comm, device, config.call_timeout, "ncclGroupEnd")?;
+        match poll(comm, device, config.call_timeout, "ncclGroupEnd") {
+            Err(Error::Timeout { waited, .. }) => {
+                let all: Vec<_> = launches.iter().map(|(c, d, _)| (*c, *d)).collect();
+                return Err(unconfirmed_launch(&all, waited));
+            }
+            other => other?,
+        }
     }
     Ok(())
 }
@@ -546,10 +707,12 @@ pub(crate) fn finalize_many(comms: &[(&CudaComm, &CudaDevice, Duration)]) -> Res
         check("ncclGroupStart", unsafe { lib.ncclGroupStart()? })?;
         let mut result = Ok(());
         for (comm, device, _) in comms {
-            let step = device.bind().and_then(|_| comm.raw()).and_then(|raw| {
+            let step = (|| {
+                let raw = comm.raw()?;
+                let _ctx = device.bind()?;
                 // SAFETY: a live communicator.
                 started("ncclCommFinalize", unsafe { lib.ncclCommFinalize(raw)? })
-            });
+            })();
             if let Err(e) = step {
                 result = Err(e);
                 break;

@@ -25,7 +25,7 @@ unsafe impl Sync for Kernels {}
 
 impl Kernels {
     pub(super) fn load(device: &CudaDevice) -> Result<Kernels> {
-        device.bind()?;
+        let _ctx = device.bind()?;
         let lib = device.lib;
         let ptx = CString::new(super::ptx::module()).map_err(|_| Error::InvalidArgument {
             op: "kernel load",
@@ -57,6 +57,13 @@ impl Kernels {
             fill64,
             table,
         })
+    }
+
+    /// Unloads the module (the device's context must be current).
+    pub(super) fn unload(self, lib: &sys::Cuda) {
+        // SAFETY: the module was loaded by `load` and no kernel of it is launched
+        // again (the device is being dropped).
+        let _ = unsafe { lib.cuModuleUnload(self._module) };
     }
 
     pub(super) fn get(&self, op: Elementwise, dtype: DType) -> sys::CUfunction {

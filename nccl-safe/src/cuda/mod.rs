@@ -57,10 +57,13 @@ pub(crate) struct CudaDevice {
     /// The built-in kernels, or why they could not be loaded (reported when an
     /// elementwise op is used; communicators and copies work without them).
     kernels: OnceLock<Result<Kernels>>,
-    /// Freed pinned blocks by capacity, reused instead of returned to the driver:
-    /// freeing page-locked memory can synchronise the whole context, which would
-    /// block the host behind any pending (or gated) work. Freed with the device.
-    pinned_cache: Mutex<std::collections::HashMap<usize, Vec<usize>>>,
+    /// Freed pinned blocks, reused instead of returned to the driver: freeing
+    /// page-locked memory can synchronise the whole context, which would block the
+    /// host behind any pending (or gated) work. At most [`PINNED_CACHE_LIMIT`] bytes;
+    /// blocks beyond it are freed on a thread of their own. Freed with the device.
+    pinned_cache: Mutex<PinnedCache>,
+    /// The device's own memory pool for stream-ordered allocation (see `open`).
+    pool: sys::CUmemoryPool,
     /// Serialises every NCCL call on this device (Decision 7).
     nccl: Mutex<()>,
     /// Runs completion callbacks (`poller.rs`).
@@ -94,6 +97,14 @@ impl CudaDevice {
         check_cuda("cuDevicePrimaryCtxRetain", unsafe {
             lib.cuDevicePrimaryCtxRetain(&mut ctx, dev)?
         })?;
+        let pool = match Self::create_pool(lib, ordinal, ctx) {
+            Ok(p) => p,
+            Err(e) => {
+                // SAFETY: releases the retain taken above.
+                let _ = unsafe { lib.cuDevicePrimaryCtxRelease_v2(dev) };
+                return Err(e);
+            }
+        };
         let device = CudaDevice {
             lib,
             ordinal,
@@ -101,6 +112,7 @@ impl CudaDevice {
             ctx,
             kernels: OnceLock::new(),
             pinned_cache: Default::default(),
+            pool,
             nccl: Mutex::new(()),
             poller: Default::default(),
         };
@@ -116,11 +128,99 @@ impl CudaDevice {
         Ok(device)
     }
 
-    /// Makes the primary context current on this thread (cheap when it already is).
-    pub fn bind(&self) -> Result<()> {
+    /// A memory pool of this library's own, so that nothing else changes its settings
+    /// (the device's default pool is shared with every library of the process), with
+    /// a release threshold of "never": the default of 0 returns freed memory to the
+    /// system at every synchronisation, and the next allocation pays for it again;
+    /// and with no internal dependencies, so that reusing a block freed on another
+    /// stream never makes this allocation wait for that stream (which may be held up
+    /// by a late peer: Decision 3).
+    fn create_pool(
+        lib: &'static sys::Cuda,
+        ordinal: usize,
+        ctx: sys::CUcontext,
+    ) -> Result<sys::CUmemoryPool> {
+        let mut current = ptr::null_mut();
+        // SAFETY: writes one context handle; the retained context is made current for
+        // the calls below and the previous one restored after.
+        unsafe {
+            check_cuda("cuCtxGetCurrent", lib.cuCtxGetCurrent(&mut current)?)?;
+            check_cuda("cuCtxSetCurrent", lib.cuCtxSetCurrent(ctx)?)?;
+        }
+        let result = (|| {
+            let props = sys::CUmemPoolProps {
+                allocType: sys::CU_MEM_ALLOCATION_TYPE_PINNED,
+                handleTypes: sys::CU_MEM_HANDLE_TYPE_NONE,
+                location: sys::device_location(ordinal as i32),
+                ..Default::default()
+            };
+            let mut pool = ptr::null_mut();
+            // SAFETY: valid properties; writes one pool handle.
+            check_cuda("cuMemPoolCreate", unsafe {
+                lib.cuMemPoolCreate(&mut pool, &props)?
+            })?;
+            let mut threshold = u64::MAX;
+            let mut no: i32 = 0;
+            // SAFETY: a live pool; the release threshold is a cuuint64_t and the reuse
+            // flag an int, as the attributes' documentation says.
+            let set = unsafe {
+                check_cuda(
+                    "cuMemPoolSetAttribute",
+                    lib.cuMemPoolSetAttribute(
+                        pool,
+                        sys::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                        (&mut threshold as *mut u64).cast(),
+                    )?,
+                )
+                .and(check_cuda(
+                    "cuMemPoolSetAttribute",
+                    lib.cuMemPoolSetAttribute(
+                        pool,
+                        sys::CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES,
+                        (&mut no as *mut i32).cast(),
+                    )?,
+                ))
+            };
+            if let Err(e) = set {
+                // SAFETY: a pool with no allocations.
+                let _ = unsafe { lib.cuMemPoolDestroy(pool) };
+                return Err(e);
+            }
+            Ok(pool)
+        })();
+        // SAFETY: restores the thread's previous context (or none).
+        let _ = unsafe { lib.cuCtxSetCurrent(current) };
+        result
+    }
+
+    /// This device's memory pool (see `create_pool`).
+    pub fn pool(&self) -> sys::CUmemoryPool {
+        self.pool
+    }
+
+    /// Makes the primary context current on this thread until the returned guard
+    /// drops, which makes the thread's previous context current again: a program that
+    /// also uses the runtime API or another CUDA library on this thread keeps its own
+    /// context. Cheap when it already is current (nothing is changed then).
+    pub fn bind(&self) -> Result<Bound> {
+        let mut current = ptr::null_mut();
+        // SAFETY: writes one context handle (null when none is current).
+        check_cuda("cuCtxGetCurrent", unsafe {
+            self.lib.cuCtxGetCurrent(&mut current)?
+        })?;
+        if current == self.ctx {
+            return Ok(Bound {
+                lib: self.lib,
+                previous: None,
+            });
+        }
         // SAFETY: the context is retained for as long as `self` lives.
         check_cuda("cuCtxSetCurrent", unsafe {
             self.lib.cuCtxSetCurrent(self.ctx)?
+        })?;
+        Ok(Bound {
+            lib: self.lib,
+            previous: Some(current),
         })
     }
 
@@ -159,7 +259,7 @@ impl CudaDevice {
         let run = {
             let d = self.clone();
             move || -> Result<()> {
-                d.bind()?;
+                let _ctx = d.bind()?;
                 // SAFETY: the primary context is current on this thread.
                 check_cuda("cuCtxSynchronize", unsafe { d.lib.cuCtxSynchronize()? })
             }
@@ -214,15 +314,78 @@ impl Drop for CudaDevice {
                 .get_mut()
                 .unwrap_or_else(|e| e.into_inner()),
         );
-        if self.bind().is_ok() {
-            for ptr in cache.into_values().flatten() {
+        let kernels = self.kernels.take();
+        if let Ok(_ctx) = self.bind() {
+            for (ptr, _) in cache.blocks {
                 // SAFETY: cached blocks came from cuMemHostAlloc and are no longer
                 // used by anyone (they were returned after their copies completed).
                 let _ = unsafe { self.lib.cuMemFreeHost(ptr as *mut c_void) };
             }
+            if let Some(Ok(k)) = kernels {
+                k.unload(self.lib);
+            }
+            // SAFETY: the pool is ours; blocks still allocated from it (none when
+            // every buffer was dropped) keep it alive until they are freed.
+            let _ = unsafe { self.lib.cuMemPoolDestroy(self.pool) };
         }
         // SAFETY: releases the retain taken in `open`; errors cannot be reported.
         let _ = unsafe { self.lib.cuDevicePrimaryCtxRelease_v2(self.dev) };
+    }
+}
+
+/// A device's primary context made current on this thread by [`CudaDevice::bind`];
+/// dropping it makes the previous one (possibly none) current again.
+#[must_use = "the context is current only while the guard lives"]
+pub(crate) struct Bound {
+    lib: &'static sys::Cuda,
+    previous: Option<sys::CUcontext>,
+}
+
+impl Drop for Bound {
+    fn drop(&mut self) {
+        if let Some(previous) = self.previous {
+            // SAFETY: `previous` was current on this thread when the guard was made (a
+            // context the caller keeps alive), or null, which unbinds.
+            let _ = unsafe { self.lib.cuCtxSetCurrent(previous) };
+        }
+    }
+}
+
+/// The most bytes of freed pinned blocks a device keeps for reuse.
+pub(crate) const PINNED_CACHE_LIMIT: usize = 256 << 20;
+
+/// Freed pinned blocks (address, capacity) and their total size.
+#[derive(Default)]
+pub(crate) struct PinnedCache {
+    blocks: Vec<(usize, usize)>,
+    bytes: usize,
+}
+
+impl PinnedCache {
+    /// The smallest cached block of at least `capacity` bytes and at most twice that
+    /// (a bigger one would waste more than it saves).
+    fn take(&mut self, capacity: usize) -> Option<(usize, usize)> {
+        let i = self
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, c))| *c >= capacity && *c / 2 <= capacity)
+            .min_by_key(|(_, (_, c))| *c)
+            .map(|(i, _)| i)?;
+        let block = self.blocks.swap_remove(i);
+        self.bytes -= block.1;
+        Some(block)
+    }
+
+    /// Keeps the block if it fits under the limit; `false` when the caller must free
+    /// it.
+    fn put(&mut self, ptr: usize, capacity: usize) -> bool {
+        if self.bytes + capacity > PINNED_CACHE_LIMIT {
+            return false;
+        }
+        self.blocks.push((ptr, capacity));
+        self.bytes += capacity;
+        true
     }
 }
 
@@ -238,28 +401,32 @@ unsafe impl Send for PinnedHost {}
 // SAFETY: as above.
 unsafe impl Sync for PinnedHost {}
 
+/// `bytes` rounded up to whole pages (the unit the driver pins).
+fn page_round(bytes: usize) -> usize {
+    const PAGE: usize = 4096;
+    bytes.max(1).div_ceil(PAGE) * PAGE
+}
+
 impl PinnedHost {
     pub fn new(device: Arc<CudaDevice>, bytes: usize) -> Result<PinnedHost> {
-        let capacity = bytes.max(4096).next_power_of_two();
-        let cached = crate::sync::lock(&device.pinned_cache)
-            .get_mut(&capacity)
-            .and_then(Vec::pop);
-        let p = match cached {
-            Some(p) => p as *mut c_void,
+        let wanted = page_round(bytes);
+        let cached = crate::sync::lock(&device.pinned_cache).take(wanted);
+        let (p, capacity) = match cached {
+            Some((p, c)) => (p as *mut c_void, c),
             None => {
-                device.bind()?;
+                let _ctx = device.bind()?;
                 let mut p = ptr::null_mut();
                 let flags = sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP;
-                // SAFETY: writes one pointer to `capacity` bytes of pinned memory.
+                // SAFETY: writes one pointer to `wanted` bytes of pinned memory.
                 check_cuda("cuMemHostAlloc", unsafe {
-                    device.lib.cuMemHostAlloc(&mut p, capacity, flags)?
+                    device.lib.cuMemHostAlloc(&mut p, wanted, flags)?
                 })?;
-                p
+                (p, wanted)
             }
         };
-        // SAFETY: `capacity` bytes owned by this block; zeroed so that reads before
-        // any copy are defined.
-        unsafe { ptr::write_bytes(p.cast::<u8>(), 0, capacity) };
+        // SAFETY: the block holds at least `bytes`, owned by this allocation; zeroed
+        // so that reads before any copy are defined (the rest is never read).
+        unsafe { ptr::write_bytes(p.cast::<u8>(), 0, bytes) };
         Ok(PinnedHost {
             device,
             ptr: p.cast(),
@@ -268,7 +435,7 @@ impl PinnedHost {
     }
 
     pub fn device_alias(&self) -> Result<u64> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         let mut d = 0;
         // SAFETY: `ptr` is mapped pinned memory (DEVICEMAP).
         check_cuda("cuMemHostGetDevicePointer", unsafe {
@@ -283,11 +450,52 @@ impl PinnedHost {
 impl Drop for PinnedHost {
     fn drop(&mut self) {
         // Owners drop a block only after its pending copies completed; it goes back
-        // to the device's cache (see `CudaDevice::pinned_cache`).
-        let mut cache = crate::sync::lock(&self.device.pinned_cache);
-        cache
-            .entry(self.capacity)
-            .or_default()
-            .push(self.ptr as usize);
+        // to the device's cache (see `CudaDevice::pinned_cache`), or, past the cache's
+        // limit, to a thread that frees it (the free may wait for the whole device).
+        let kept =
+            crate::sync::lock(&self.device.pinned_cache).put(self.ptr as usize, self.capacity);
+        if kept {
+            return;
+        }
+        let device = self.device.clone();
+        let ptr = self.ptr as usize;
+        let spawned = std::thread::Builder::new()
+            .name("nccl-rs-pinned-free".into())
+            .spawn(move || {
+                if let Ok(_ctx) = device.bind() {
+                    // SAFETY: the block came from cuMemHostAlloc and nobody uses it.
+                    let _ = unsafe { device.lib.cuMemFreeHost(ptr as *mut c_void) };
+                }
+            });
+        if spawned.is_err() {
+            log::warn!("cannot start a thread to free pinned memory; the block is leaked");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pinned_blocks_are_page_rounded_and_the_cache_is_bounded_and_tight() {
+        assert_eq!(page_round(0), 4096);
+        assert_eq!(page_round(1), 4096);
+        assert_eq!(page_round(4096), 4096);
+        assert_eq!(page_round(4097), 8192);
+        assert_eq!(page_round(5 << 20 | 1), (5 << 20) + 4096);
+
+        let mut c = PinnedCache::default();
+        assert!(c.put(0x1000, 8192));
+        assert!(c.put(0x9000, 1 << 20));
+        // Best fit, and never more than twice the request.
+        assert_eq!(c.take(4096), Some((0x1000, 8192)));
+        assert_eq!(c.take(4096), None, "1 MiB is too big for 4 KiB");
+        assert_eq!(c.take(600 << 10), Some((0x9000, 1 << 20)));
+        assert_eq!(c.bytes, 0);
+        // The limit: blocks past it are refused (the caller frees them).
+        assert!(c.put(0x100000, PINNED_CACHE_LIMIT));
+        assert!(!c.put(0x200000, 4096));
+        assert_eq!(c.bytes, PINNED_CACHE_LIMIT);
     }
 }

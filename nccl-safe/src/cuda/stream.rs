@@ -27,7 +27,7 @@ unsafe impl Sync for CudaStream {}
 
 impl CudaStream {
     pub fn new(device: Arc<CudaDevice>, non_blocking: bool, priority: i32) -> Result<CudaStream> {
-        device.bind()?;
+        let _ctx = device.bind()?;
         let lib = device.lib;
         let (mut least, mut greatest) = (0, 0);
         // SAFETY: writes two ints.
@@ -76,7 +76,7 @@ impl CudaStream {
     }
 
     pub fn query(&self) -> Result<bool> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         // SAFETY: a valid stream.
         match unsafe { self.lib().cuStreamQuery(self.raw)? } {
             sys::CUDA_SUCCESS => Ok(true),
@@ -88,7 +88,7 @@ impl CudaStream {
     pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
         match timeout {
             None => {
-                self.device.bind()?;
+                let _ctx = self.device.bind()?;
                 // SAFETY: a valid stream.
                 check_cuda("cuStreamSynchronize", unsafe {
                     self.lib().cuStreamSynchronize(self.raw)?
@@ -99,7 +99,7 @@ impl CudaStream {
     }
 
     pub fn wait_event(&self, event: &CudaEvent) -> Result<()> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         // SAFETY: valid stream and event of the same context.
         check_cuda("cuStreamWaitEvent", unsafe {
             self.lib().cuStreamWaitEvent(self.raw, event.raw, 0)?
@@ -113,7 +113,7 @@ impl CudaStream {
             // A panic must not unwind into the driver.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
         }
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         let data = Box::into_raw(Box::new(f)).cast::<c_void>();
         // SAFETY: the trampoline matches CUhostFn and takes ownership of `data`.
         let rc = unsafe {
@@ -132,12 +132,17 @@ impl CudaStream {
     }
 
     pub fn alloc(&self, bytes: usize) -> Result<u64> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         let mut ptr = 0;
-        // SAFETY: writes one device pointer; the allocation is ordered on this stream.
+        // SAFETY: writes one device pointer; the allocation is ordered on this stream
+        // and comes from the device's own pool (see `CudaDevice::create_pool`).
         let rc = unsafe {
-            self.lib()
-                .cuMemAllocAsync(&mut ptr, bytes.max(1), self.raw)?
+            self.lib().cuMemAllocFromPoolAsync(
+                &mut ptr,
+                bytes.max(1),
+                self.device.pool(),
+                self.raw,
+            )?
         };
         if rc == sys::CUDA_ERROR_OUT_OF_MEMORY {
             return Err(Error::OutOfMemory {
@@ -147,12 +152,12 @@ impl CudaStream {
                 available: 0,
             });
         }
-        check_cuda("cuMemAllocAsync", rc)?;
+        check_cuda("cuMemAllocFromPoolAsync", rc)?;
         Ok(ptr)
     }
 
     pub fn free(&self, ptr: u64) -> Result<()> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         // SAFETY: `ptr` came from cuMemAllocAsync and is freed once, in stream order.
         check_cuda("cuMemFreeAsync", unsafe {
             self.lib().cuMemFreeAsync(ptr, self.raw)?
@@ -163,7 +168,7 @@ impl CudaStream {
     ///
     /// `src` must stay valid and unchanged until the copy executes.
     pub unsafe fn copy_htod(&self, dst: u64, src: *const u8, bytes: usize) -> Result<()> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         // SAFETY: the caller keeps `src` valid; `dst` is a checked device range.
         check_cuda("cuMemcpyHtoDAsync", unsafe {
             self.lib()
@@ -175,7 +180,7 @@ impl CudaStream {
     ///
     /// `dst` must stay valid and untouched until the copy executes.
     pub unsafe fn copy_dtoh(&self, dst: *mut u8, src: u64, bytes: usize) -> Result<()> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         // SAFETY: the caller keeps `dst` valid; `src` is a checked device range.
         check_cuda("cuMemcpyDtoHAsync", unsafe {
             self.lib()
@@ -184,7 +189,7 @@ impl CudaStream {
     }
 
     pub fn copy_dtod(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         // SAFETY: both ranges were checked against their allocations by the caller.
         check_cuda("cuMemcpyDtoDAsync", unsafe {
             self.lib().cuMemcpyDtoDAsync_v2(dst, src, bytes, self.raw)?
@@ -193,7 +198,7 @@ impl CudaStream {
 
     /// Fills `count` elements of `size` bytes with `pattern` (little-endian bytes).
     pub fn fill(&self, dst: u64, count: usize, pattern: &[u8]) -> Result<()> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         let lib = self.lib();
         match pattern.len() {
             1 => {
@@ -235,7 +240,7 @@ impl CudaStream {
         count: usize,
         scalar: &[u8],
     ) -> Result<()> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         let kernels = self.device.kernels()?;
         let f = kernels.get(op, dtype);
         // The scalar parameter is 8 bytes for 64-bit types, else 4 (narrower scalars
@@ -293,7 +298,7 @@ impl CudaStream {
 
     /// Makes the stream wait until the 32-bit word at device address `flag` is >= 1.
     pub fn wait_value(&self, flag: u64) -> Result<()> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         // SAFETY: `flag` is the device alias of live pinned host memory (a Gate).
         check_cuda("cuStreamWaitValue32", unsafe {
             self.lib()
@@ -304,7 +309,10 @@ impl CudaStream {
 
 impl Drop for CudaStream {
     fn drop(&mut self) {
-        if self.owned && self.device.bind().is_ok() {
+        if !self.owned {
+            return;
+        }
+        if let Ok(_ctx) = self.device.bind() {
             // SAFETY: an owned stream, destroyed once; pending work still completes
             // (cuStreamDestroy returns at once).
             let _ = unsafe { self.lib().cuStreamDestroy_v2(self.raw) };
@@ -371,7 +379,7 @@ unsafe impl Sync for CudaEvent {}
 
 impl CudaEvent {
     pub fn new(device: Arc<CudaDevice>, timing: bool) -> Result<CudaEvent> {
-        device.bind()?;
+        let _ctx = device.bind()?;
         let flags = if timing {
             sys::CU_EVENT_DEFAULT
         } else {
@@ -386,7 +394,7 @@ impl CudaEvent {
     }
 
     pub fn record(&self, stream: &CudaStream) -> Result<()> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         // SAFETY: valid event and stream of one context.
         check_cuda("cuEventRecord", unsafe {
             self.device.lib.cuEventRecord(self.raw, stream.raw)?
@@ -394,7 +402,7 @@ impl CudaEvent {
     }
 
     pub fn query(&self) -> Result<bool> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         // SAFETY: a valid event.
         match unsafe { self.device.lib.cuEventQuery(self.raw)? } {
             sys::CUDA_SUCCESS => Ok(true),
@@ -406,7 +414,7 @@ impl CudaEvent {
     pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
         match timeout {
             None => {
-                self.device.bind()?;
+                let _ctx = self.device.bind()?;
                 // SAFETY: a valid event.
                 check_cuda("cuEventSynchronize", unsafe {
                     self.device.lib.cuEventSynchronize(self.raw)?
@@ -417,7 +425,7 @@ impl CudaEvent {
     }
 
     pub fn elapsed_ms(&self, end: &CudaEvent) -> Result<f32> {
-        self.device.bind()?;
+        let _ctx = self.device.bind()?;
         let lib = self.device.lib;
         let mut ms = 0f32;
         // CUDA 12.8+ drivers export `_v2` (the only name CUDA 13's cuda.h declares);
@@ -437,7 +445,7 @@ impl CudaEvent {
 
 impl Drop for CudaEvent {
     fn drop(&mut self) {
-        if self.device.bind().is_ok() {
+        if let Ok(_ctx) = self.device.bind() {
             // SAFETY: destroyed once; safe even if a record is pending.
             let _ = unsafe { self.device.lib.cuEventDestroy_v2(self.raw) };
         }

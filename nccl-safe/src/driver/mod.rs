@@ -692,7 +692,8 @@ pub(crate) fn launch_cuda_group(
     let polled = crate::cuda::comm::poll_many(&polls);
     {
         let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
-        crate::cuda::comm::destroy_ops_locked(created);
+        let comms: Vec<&CudaComm> = parts.iter().map(|(c, ..)| *c).collect();
+        crate::cuda::comm::destroy_ops_locked(created, &comms);
     }
     polled
 }

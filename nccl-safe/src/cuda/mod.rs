@@ -7,9 +7,10 @@
 //!   and pinned host memory;
 //! - `stream.rs`: streams (copies, fills, kernels, host functions), events, gates;
 //! - `kernels.rs` and `ptx.rs`: the built-in elementwise kernels;
-//! - `comm.rs`: NCCL communicators and launches.
+//! - `comm.rs`: NCCL communicators and launches; `issue.rs`: one launch's NCCL calls.
 
 pub(crate) mod comm;
+mod issue;
 mod kernels;
 pub(crate) mod poller;
 pub(crate) mod ptx;

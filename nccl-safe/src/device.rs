@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::Result;
 use crate::driver::host_fn::{self, Deferred};
-use crate::driver::{DeviceImpl, DriverKind, SharedEvent, StreamImpl, selected_driver};
+use crate::driver::{DeviceImpl, DriverKind, EventImpl, SharedEvent, StreamImpl, selected_driver};
 
 /// A device's internal stream, which orders its allocations and frees, and the
 /// stream's identity for buffer tracking.
@@ -194,8 +194,9 @@ impl Device {
     }
 
     /// Frees `ptr` once `events` (its buffer's last uses) have completed: at once when
-    /// they have; else when the driver reports their completion (sim), or at the next
-    /// allocation, free or memory query on this device (cuda). No stream waits.
+    /// they have; else when the driver reports their completion (the sim's stream, or
+    /// the cuda device's poller thread), or at the next allocation, free or memory
+    /// query on this device, whichever comes first. No stream waits.
     pub(crate) fn free_after(&self, ptr: u64, events: Vec<SharedEvent>) {
         if events.iter().all(|e| matches!(e.query(), Ok(true))) {
             self.free_now(ptr);
@@ -210,9 +211,7 @@ impl Device {
                     Device { inner }.sweep_frees();
                 }
             });
-            if e.on_complete(sweep).is_err() {
-                break; // cuda: swept on the next use of the device
-            }
+            EventImpl::on_complete(&e, sweep);
         }
     }
 

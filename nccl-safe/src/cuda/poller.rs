@@ -12,9 +12,12 @@ use crate::sync::lock;
 
 type Callback = Box<dyn FnOnce() + Send>;
 
+/// Whether the watched work has completed (or can no longer be queried).
+type Done = Box<dyn Fn() -> bool + Send>;
+
 #[derive(Default)]
 struct Pending {
-    items: Vec<(CudaEvent, Callback)>,
+    items: Vec<(Done, Callback)>,
 }
 
 /// One device's poller.
@@ -50,7 +53,12 @@ impl Poller {
 
     /// Runs `f` once `event` completes (or fails to be queried).
     pub(crate) fn add(&self, event: CudaEvent, f: Callback) {
-        lock(&self.pending).items.push((event, f));
+        self.add_query(Box::new(move || !matches!(event.query(), Ok(false))), f);
+    }
+
+    /// Runs `f` once `done` says so (it owns what it queries).
+    pub(crate) fn add_query(&self, done: Done, f: Callback) {
+        lock(&self.pending).items.push((done, f));
         self.wake.notify_one();
     }
 }
@@ -71,7 +79,7 @@ fn run(poller: Weak<Poller>) {
             }
             let (done, left): (Vec<_>, Vec<_>) = std::mem::take(&mut pending.items)
                 .into_iter()
-                .partition(|(e, _)| !matches!(e.query(), Ok(false)));
+                .partition(|(done, _)| done());
             pending.items = left;
             done.into_iter().map(|(_, f)| f).collect()
         };

@@ -436,19 +436,17 @@ impl EventImpl {
         }
     }
 
-    /// Runs `f` when the event's most recent record completes, if the driver can say
-    /// (the sim can: its streams run callbacks as they pass events); `Err(f)` back
-    /// when it cannot (cuda: poll instead).
-    pub fn on_complete(
-        &self,
-        f: Box<dyn FnOnce() + Send>,
-    ) -> std::result::Result<(), Box<dyn FnOnce() + Send>> {
-        match self {
-            EventImpl::Cuda(_) => Err(f),
-            EventImpl::Sim(e) => {
-                e.on_complete(f);
-                Ok(())
+    /// Runs `f` when the shared event's most recent record completes: the sim's
+    /// streams run it as they pass the event; on cuda the device's poller thread
+    /// queries the event (which it keeps alive meanwhile).
+    pub fn on_complete(event: &SharedEvent, f: Box<dyn FnOnce() + Send>) {
+        match &***event {
+            EventImpl::Cuda(e) => {
+                let watched = event.clone();
+                crate::cuda::poller::Poller::of(&e.device)
+                    .add_query(Box::new(move || !matches!(watched.query(), Ok(false))), f);
             }
+            EventImpl::Sim(e) => e.on_complete(f),
         }
     }
 

@@ -162,6 +162,7 @@ impl ProcessGroup {
             issuing: Mutex::new(None),
             last_issuer: Mutex::new(None),
             peers_key,
+            watched: AtomicBool::new(false),
         });
         inner.register();
         let watchdog = Watchdog::start(&inner);
@@ -383,6 +384,7 @@ impl ProcessGroup {
             enqueued: Instant::now(),
             outcome: Mutex::new(Outcome::Pending),
             changed: Condvar::new(),
+            wakers: Mutex::new(Vec::new()),
         });
         // Waiters wake when the operation completes, not on a tick.
         let weak = Arc::downgrade(&state);

@@ -153,6 +153,11 @@ impl WorkSet {
         self.works.is_empty()
     }
 
+    /// The works, in the order they were added.
+    pub fn into_works(self) -> Vec<Work> {
+        self.works
+    }
+
     /// Whether every work has completed. Never blocks.
     ///
     /// # Errors

@@ -31,6 +31,7 @@ mod report;
 mod state;
 pub mod store;
 mod timer;
+mod trace;
 mod watchdog;
 mod work;
 

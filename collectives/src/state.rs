@@ -253,6 +253,7 @@ impl Inner {
                 return; // already settled: reported once
             }
         }
+        let _span = crate::trace::watchdog(&self.options.name, self.rank, why, &err);
         let timeout = matches!(err, Error::Timeout { .. });
         let first_abort = match self.options.on_error {
             ErrorPolicy::Abort => self.refuse(err.to_string()),
@@ -334,6 +335,7 @@ impl Inner {
     /// Aborts the group now (local): refuses new work, fails the pending, aborts the
     /// communicator in the background.
     pub(crate) fn abort_group(&self, reason: &str) {
+        let _span = crate::trace::watchdog(&self.options.name, self.rank, "abort", &reason);
         if self.refuse(reason.to_string()) {
             self.fail_pending(reason);
             let abort = self.abort.clone();

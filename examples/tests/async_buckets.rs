@@ -7,7 +7,7 @@ use std::process::Command;
 #[test]
 fn the_fast_buckets_step_while_the_slow_bucket_is_in_flight() {
     let out = Command::new(env!("CARGO_BIN_EXE_async-buckets"))
-        .args(["--lag", "400"])
+        .args(["--lag", "1000"])
         .output()
         .expect("async-buckets runs");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -3,8 +3,9 @@
 //! introduced it), and the check that refuses a call the loaded NCCL cannot make with
 //! [`Error::UnsupportedByNccl`] ("unsupported by NCCL x.y.z, needs a.b.c").
 //!
-//! The minimum versions come from NCCL's release notes (the commit of each release
-//! in NVIDIA's repository, whose message is the release notes):
+//! The minimum versions come from NCCL's release notes (the message of each release's
+//! commit in NVIDIA's repository) and, for the parameter API, from the release tags'
+//! `nccl.h`:
 //!
 //! | feature | first release | release notes |
 //! |---|---|---|
@@ -13,7 +14,7 @@
 //! | window registration (`ncclCommWindowRegister`) | 2.27.3 | "ncclCommWindowRegister() and ncclCommWindowDeregister()" |
 //! | native all-to-all, gather, scatter (`ncclAlltoAll`, `ncclGather`, `ncclScatter`) | 2.28.3 | "Introduce new host collective APIs: ncclAlltoAll, ncclScatter, ncclGather" |
 //! | revoke (`ncclCommRevoke`) | 2.28.7 | "New ncclCommRevoke API for fault tolerance" |
-//! | parameter API (`ncclParamBind`, `ncclParamGet*`) | 2.30.4 | "Move NCCL Parameter API to nccl.h" (first declared there in 2.30.4) |
+//! | parameter API (`ncclParamBind`, `ncclParamGet*`) | 2.30.4 | first declared in `nccl.h` by release 2.30.4 (commit "Move NCCL Parameter API to nccl.h"; 2.30.3 had it only internally) |
 //!
 //! A feature counts as supported when the loaded library is at least that version
 //! and, for a feature that is a function, exports it (a library built without it

@@ -45,6 +45,7 @@ impl ProcessGroup {
     #[track_caller]
     pub(crate) fn connect(&self) -> Result<()> {
         let (lazy, source) = runtime_connect();
+        let _span = crate::trace::connect(&self.inner.options.name, self.inner.rank, lazy);
         if !lazy || !self.inner.options.eager_connect {
             log::info!(
                 "group {}: peers connect {} ({source})",
@@ -57,6 +58,11 @@ impl ProcessGroup {
             );
             return Ok(());
         }
+        let _warmup = crate::trace::warmup(
+            &self.inner.options.name,
+            self.inner.rank,
+            self.inner.options.p2p,
+        );
         let mut warm = DeviceBuffer::<u8>::zeroed(&self.inner.stream, 1)?;
         let mut works = WorkSet::new();
         let info = OpInfo::new("warmup", DType::U8, 1, Location::caller())

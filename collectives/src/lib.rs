@@ -8,7 +8,8 @@
 //!   the host.
 //! - **Two waits, two names.** Every operation returns a [`Work`] once its kernels are
 //!   enqueued: [`Work::wait_stream`] makes a stream depend on it and returns at once;
-//!   [`Work::wait_host`] blocks the thread, under a timeout.
+//!   [`Work::wait_host`] blocks the thread, under a timeout. `work.await` is the
+//!   host-wait of `async` code ([`WorkFuture`]): any executor, woken on completion.
 //! - **Hangs are diagnosable.** A watchdog fails operations that run past the timeout,
 //!   aborts per policy, and dumps a flight recorder; [`hang_report`] (and the
 //!   `nccl-hang-report` program) merges the dumps of all ranks into one line per
@@ -21,6 +22,7 @@
 
 mod connect;
 mod error;
+mod future;
 pub mod launch;
 mod options;
 mod process_group;
@@ -28,11 +30,14 @@ mod recorder;
 mod report;
 mod state;
 pub mod store;
+mod timer;
+mod trace;
 mod watchdog;
 mod work;
 
 pub use connect::runtime_connect;
 pub use error::{Error, Result};
+pub use future::{WorkFuture, WorkSetFuture};
 pub use launch::{Launch, LaunchError, Launcher, Overrides, Rendezvous, Source};
 pub use options::{ErrorPolicy, InitWait, Options};
 pub use process_group::ProcessGroup;

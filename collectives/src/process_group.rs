@@ -115,6 +115,7 @@ impl ProcessGroup {
             .call_timeout(options.timeout)
             .teardown_timeout(options.timeout.min(Duration::from_secs(30)));
         options.validate()?;
+        let _span = crate::trace::init(&options.name, rank, size);
         let comm = Communicator::init(device, rank, size, id, &config)?;
         Self::build(comm, options, Some(*id.as_bytes()))
     }
@@ -162,6 +163,7 @@ impl ProcessGroup {
             issuing: Mutex::new(None),
             last_issuer: Mutex::new(None),
             peers_key,
+            watched: AtomicBool::new(false),
         });
         inner.register();
         let watchdog = Watchdog::start(&inner);
@@ -317,6 +319,14 @@ impl ProcessGroup {
             (None, Some(_)) => (0, None),
             (None, None) => (inner.seq.load(Ordering::Acquire), None),
         };
+        let _span = crate::trace::collective(
+            &inner.options.name,
+            inner.rank,
+            op,
+            seq,
+            count * dtype.size(),
+            &call_site,
+        );
         let recorded = Recorded {
             inner,
             id: inner.recorder.push(Entry {
@@ -383,6 +393,7 @@ impl ProcessGroup {
             enqueued: Instant::now(),
             outcome: Mutex::new(Outcome::Pending),
             changed: Condvar::new(),
+            wakers: Mutex::new(Vec::new()),
         });
         // Waiters wake when the operation completes, not on a tick.
         let weak = Arc::downgrade(&state);

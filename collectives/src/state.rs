@@ -14,6 +14,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
+use std::task::Waker;
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
@@ -48,24 +49,59 @@ pub(crate) struct WorkState {
     pub(crate) enqueued: Instant,
     pub(crate) outcome: Mutex<Outcome>,
     pub(crate) changed: Condvar,
+    /// The wakers of futures awaiting this work, by future id; taken and woken when
+    /// the work settles or its operation completes.
+    pub(crate) wakers: Mutex<Vec<(u64, Waker)>>,
 }
 
 impl WorkState {
     pub(crate) fn settle(&self, outcome: Outcome) -> bool {
-        let mut o = lock(&self.outcome);
-        if matches!(*o, Outcome::Pending) {
-            *o = outcome;
-            self.changed.notify_all();
-            true
-        } else {
-            false
+        let settled = {
+            let mut o = lock(&self.outcome);
+            if matches!(*o, Outcome::Pending) {
+                *o = outcome;
+                self.changed.notify_all();
+                true
+            } else {
+                false
+            }
+        };
+        if settled {
+            self.wake_futures();
         }
+        settled
     }
 
     /// Wakes the work's waiters (its operation completed: they look again).
     pub(crate) fn notify(&self) {
-        let _o = lock(&self.outcome);
-        self.changed.notify_all();
+        {
+            let _o = lock(&self.outcome);
+            self.changed.notify_all();
+        }
+        self.wake_futures();
+    }
+
+    /// Wakes the futures awaiting this work, with no lock held (a waker may poll at
+    /// once).
+    fn wake_futures(&self) {
+        let wakers = std::mem::take(&mut *lock(&self.wakers));
+        for (_, w) in wakers {
+            w.wake();
+        }
+    }
+
+    /// Registers (or replaces) the waker of future `id`.
+    pub(crate) fn register_waker(&self, id: u64, waker: &Waker) {
+        let mut ws = lock(&self.wakers);
+        match ws.iter_mut().find(|(i, _)| *i == id) {
+            Some((_, w)) => w.clone_from(waker),
+            None => ws.push((id, waker.clone())),
+        }
+    }
+
+    /// Forgets the waker of future `id` (the future was dropped or resolved).
+    pub(crate) fn forget_waker(&self, id: u64) {
+        lock(&self.wakers).retain(|(i, _)| *i != id);
     }
 }
 
@@ -103,6 +139,8 @@ pub(crate) struct Inner {
     pub(crate) last_issuer: Mutex<Option<Caller>>,
     /// The group's id, shared by its ranks in this process (for dump requests).
     pub(crate) peers_key: Option<[u8; 128]>,
+    /// Whether the watchdog runs (it notices remote failures; futures rely on it).
+    pub(crate) watched: AtomicBool,
 }
 
 type Registry = Mutex<HashMap<[u8; 128], Vec<Weak<Inner>>>>;
@@ -215,6 +253,7 @@ impl Inner {
                 return; // already settled: reported once
             }
         }
+        let _span = crate::trace::watchdog(&self.options.name, self.rank, why, &err);
         let timeout = matches!(err, Error::Timeout { .. });
         let first_abort = match self.options.on_error {
             ErrorPolicy::Abort => self.refuse(err.to_string()),
@@ -296,6 +335,7 @@ impl Inner {
     /// Aborts the group now (local): refuses new work, fails the pending, aborts the
     /// communicator in the background.
     pub(crate) fn abort_group(&self, reason: &str) {
+        let _span = crate::trace::watchdog(&self.options.name, self.rank, "abort", &reason);
         if self.refuse(reason.to_string()) {
             self.fail_pending(reason);
             let abort = self.abort.clone();

@@ -2,6 +2,7 @@
 //! run past the timeout, and applies the group's policy. It holds the group weakly and
 //! stops at once when the group is dropped.
 
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::thread::JoinHandle;
 
@@ -29,6 +30,7 @@ impl Inner {
 pub(crate) struct Watchdog {
     stop: Arc<(Mutex<bool>, Condvar)>,
     thread: Option<JoinHandle<()>>,
+    group: Weak<Inner>,
 }
 
 impl Watchdog {
@@ -62,7 +64,12 @@ impl Watchdog {
                 })
                 .ok()
         };
-        Watchdog { stop, thread }
+        inner.watched.store(thread.is_some(), Ordering::Release);
+        Watchdog {
+            stop,
+            thread,
+            group: Arc::downgrade(inner),
+        }
     }
 }
 
@@ -73,6 +80,15 @@ impl Drop for Watchdog {
         if let Some(h) = self.thread.take() {
             // Wakes at once and ends after at most one pass.
             let _ = h.join();
+        }
+        // Futures still awaiting the group's works re-arm with their own re-check
+        // (nobody else will notice a remote failure now).
+        if let Some(inner) = self.group.upgrade() {
+            inner.watched.store(false, Ordering::Release);
+            let works: Vec<_> = lock(&inner.pending).iter().cloned().collect();
+            for w in works {
+                w.notify();
+            }
         }
     }
 }

@@ -89,6 +89,13 @@ impl Work {
     /// group aborts, or at the deadline; it never sleeps on a polling tick.
     /// `Duration::MAX` waits without a deadline.
     pub fn wait_host(&self, timeout: Duration) -> Result<()> {
+        let _span = crate::trace::wait(
+            &self.group.options.name,
+            self.group.rank,
+            &self.state.op,
+            self.state.seq,
+            &self.state.call_site,
+        );
         let deadline = deadline_after(timeout);
         loop {
             if self.group.observe(&self.state)? {
@@ -151,6 +158,11 @@ impl WorkSet {
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
         self.works.is_empty()
+    }
+
+    /// The works, in the order they were added.
+    pub fn into_works(self) -> Vec<Work> {
+        self.works
     }
 
     /// Whether every work has completed. Never blocks.

@@ -31,6 +31,20 @@ fn prints_header_and_loaded_versions_and_the_driver_status() {
         stdout.contains(&format!("NCCL library: {loaded}")),
         "{stdout}"
     );
+    let features = nccl_safe::nccl_features().unwrap();
+    assert!(
+        stdout.contains(&format!("NCCL features of {loaded}:")),
+        "{stdout}"
+    );
+    for (feature, has) in &features.supported {
+        let row = format!(
+            "  {:<22} {:<3}  (needs {})",
+            feature.name(),
+            if *has { "yes" } else { "no" },
+            feature.min_version()
+        );
+        assert!(stdout.contains(&row), "no row {row:?} in:\n{stdout}");
+    }
     match nccl_safe::cuda_driver_version() {
         Ok(_) => assert!(stdout.contains("CUDA driver:  found"), "{stdout}"),
         Err(_) => {

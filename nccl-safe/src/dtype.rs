@@ -28,10 +28,15 @@ pub enum DType {
     F32,
     /// `f64` (`ncclFloat64`).
     F64,
+    /// fp8 E4M3 (`ncclFloat8e4m3`, NCCL 2.24+): [`F8E4M3`](crate::F8E4M3).
+    F8E4M3,
+    /// fp8 E5M2 (`ncclFloat8e5m2`, NCCL 2.24+): [`F8E5M2`](crate::F8E5M2).
+    F8E5M2,
 }
 
 impl DType {
-    /// Every type, in NCCL's order.
+    /// The types of every NCCL 2.x release, in NCCL's order (the fp8 types, which
+    /// need NCCL 2.24, are in [`DType::FP8`]; [`DType::EVERY`] has both).
     pub const ALL: [DType; 10] = [
         DType::I8,
         DType::U8,
@@ -45,10 +50,29 @@ impl DType {
         DType::BF16,
     ];
 
+    /// The fp8 types (NCCL 2.24 and later).
+    pub const FP8: [DType; 2] = [DType::F8E4M3, DType::F8E5M2];
+
+    /// Every type, in NCCL's order.
+    pub const EVERY: [DType; 12] = [
+        DType::I8,
+        DType::U8,
+        DType::I32,
+        DType::U32,
+        DType::I64,
+        DType::U64,
+        DType::F16,
+        DType::F32,
+        DType::F64,
+        DType::BF16,
+        DType::F8E4M3,
+        DType::F8E5M2,
+    ];
+
     /// Size of one element in bytes.
     pub const fn size(self) -> usize {
         match self {
-            DType::I8 | DType::U8 => 1,
+            DType::I8 | DType::U8 | DType::F8E4M3 | DType::F8E5M2 => 1,
             DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
             DType::I64 | DType::U64 | DType::F64 => 8,
@@ -68,12 +92,19 @@ impl DType {
             DType::BF16 => sys::ncclBfloat16,
             DType::F32 => sys::ncclFloat32,
             DType::F64 => sys::ncclFloat64,
+            // The values nccl.h gives them since 2.24, written out so that the
+            // bindings of an older header still build.
+            DType::F8E4M3 => 10,
+            DType::F8E5M2 => 11,
         }
     }
 
     /// Whether this is a floating-point type.
     pub const fn is_float(self) -> bool {
-        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+        matches!(
+            self,
+            DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::F8E4M3 | DType::F8E5M2
+        )
     }
 
     /// The Rust name of the type.
@@ -89,6 +120,8 @@ impl DType {
             DType::BF16 => "bf16",
             DType::F32 => "f32",
             DType::F64 => "f64",
+            DType::F8E4M3 => "f8e4m3",
+            DType::F8E5M2 => "f8e5m2",
         }
     }
 }
@@ -99,12 +132,13 @@ impl fmt::Display for DType {
     }
 }
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
 /// A type that device buffers hold and NCCL reduces: `i8 u8 i32 u32 i64 u64 f32 f64`,
-/// and `half::f16` / `half::bf16` (re-exported as `nccl_safe::half`). Sealed:
+/// `half::f16` / `half::bf16` (re-exported as `nccl_safe::half`), and the fp8 types
+/// [`F8E4M3`](crate::F8E4M3) / [`F8E5M2`](crate::F8E5M2) (NCCL 2.24+). Sealed:
 /// every implementation must match an NCCL type bit for bit. There is no `char`.
 ///
 /// The arithmetic methods define what the elementwise ops compute, on every driver:
@@ -254,8 +288,14 @@ mod tests {
         assert_eq!(DType::I8.size(), std::mem::size_of::<i8>());
         assert_eq!(DType::F64.size(), std::mem::size_of::<f64>());
         assert_eq!(DType::ALL.len(), 10);
-        let codes: std::collections::HashSet<_> = DType::ALL.iter().map(|d| d.to_nccl()).collect();
-        assert_eq!(codes.len(), 10, "distinct NCCL codes");
+        let codes: std::collections::HashSet<_> =
+            DType::EVERY.iter().map(|d| d.to_nccl()).collect();
+        assert_eq!(codes.len(), 12, "distinct NCCL codes");
+        assert_eq!(DType::F8E4M3.to_nccl(), sys::ncclFloat8e4m3);
+        assert_eq!(DType::F8E5M2.to_nccl(), sys::ncclFloat8e5m2);
+        for (i, d) in DType::EVERY.iter().enumerate() {
+            assert_eq!(d.to_nccl() as usize, i, "{d} in NCCL's order");
+        }
     }
 
     #[test]

@@ -201,6 +201,17 @@ pub enum Error {
         /// What happened to it.
         reason: String,
     },
+    /// The loaded NCCL is older than a feature asked for needs (see
+    /// [`nccl_features`](crate::nccl_features)).
+    #[error("{feature} unsupported by NCCL {loaded}, needs {needs}")]
+    UnsupportedByNccl {
+        /// What was asked (a feature, or a data type such as `f8e4m3`).
+        feature: &'static str,
+        /// The loaded (or, on the sim, emulated) NCCL's version.
+        loaded: crate::version::Version,
+        /// The first version with it.
+        needs: crate::version::Version,
+    },
     /// The driver cannot do this.
     #[error("{driver} driver: {what} is not supported")]
     Unsupported {

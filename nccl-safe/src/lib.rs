@@ -34,6 +34,8 @@ mod device;
 mod driver;
 mod dtype;
 mod error;
+mod features;
+mod fp8;
 mod memory;
 mod sim;
 mod stream;
@@ -47,13 +49,16 @@ pub use device::Device;
 pub use driver::{DriverKind, DriverSelection, selected_driver};
 pub use dtype::{DType, DataType};
 pub use error::{Error, Result, ResultCode};
+pub use features::{
+    Feature, NcclFeatures, cuda_driver_version, cuda_header_version, nccl_features,
+    nccl_header_version, nccl_version,
+};
+pub use fp8::{F8E4M3, F8E5M2};
 pub use memory::{
     AsDeviceView, AsDeviceViewMut, DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut, HostBuffer,
 };
 pub use stream::{Event, Gate, Stream, StreamOptions};
-pub use version::{
-    Version, cuda_driver_version, cuda_header_version, nccl_header_version, nccl_version,
-};
+pub use version::Version;
 
 pub(crate) use error::check;
 

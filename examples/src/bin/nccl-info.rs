@@ -1,5 +1,6 @@
 //! Prints what this build and this machine provide: the NCCL header the bindings came
-//! from, the libnccl loaded at run time, whether a CUDA driver was found, and which
+//! from, the libnccl loaded at run time and the features it has (with the version
+//! each needs), whether a CUDA driver was found, and which
 //! driver (`cuda` or `sim`) `NCCL_RS_DRIVER` selects.
 //!
 //! Exits with status 1 when libnccl cannot be loaded (the message lists every place
@@ -32,6 +33,17 @@ fn main() -> ExitCode {
                         missing.len(),
                         missing.join(", ")
                     );
+                }
+                if let Ok(features) = nccl_safe::nccl_features() {
+                    println!("NCCL features of {}:", features.version);
+                    for (feature, has) in &features.supported {
+                        println!(
+                            "  {:<22} {:<3}  (needs {})",
+                            feature.name(),
+                            if *has { "yes" } else { "no" },
+                            feature.min_version()
+                        );
+                    }
                 }
                 true
             }

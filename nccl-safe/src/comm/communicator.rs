@@ -188,6 +188,7 @@ impl CommInner {
         self.imp.check_ready("collective")?;
         let uses = Call::uses(&calls);
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
+        crate::features::check_ops(self.imp.kind(), self.config.sim_nccl_version, &ops)?;
         enqueue(&stream.inner, &uses, |imp| {
             self.imp.launch(imp, ops, &self.config)
         })?;

@@ -30,6 +30,7 @@ pub struct Config {
     collnet_enable: Option<bool>,
     pub(crate) call_timeout: Duration,
     pub(crate) teardown_timeout: Duration,
+    pub(crate) sim_nccl_version: Option<crate::version::Version>,
 }
 
 /// Builder methods that set one optional `ncclConfig_t` field.
@@ -66,7 +67,16 @@ impl Config {
             collnet_enable: None,
             call_timeout: Duration::from_secs(300),
             teardown_timeout: Duration::from_secs(30),
+            sim_nccl_version: None,
         }
+    }
+
+    /// On the sim driver, refuse what NCCL `version` could not do, as the cuda driver
+    /// does with the loaded library ([`Error::UnsupportedByNccl`](crate::Error::UnsupportedByNccl)):
+    /// to test a program against an older NCCL without one. Ignored on cuda.
+    pub fn emulate_nccl_version(mut self, version: crate::version::Version) -> Config {
+        self.sim_nccl_version = Some(version);
+        self
     }
 
     /// `false` makes the communicator non-blocking: init returns before every rank

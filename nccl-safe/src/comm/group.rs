@@ -171,9 +171,11 @@ fn launch_group(pending: Pending) -> Result<()> {
 /// every stream waits for its buffers' conflicts, then one `ncclGroupStart`/`End`
 /// around all the calls, then the buffers' uses are recorded.
 fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Result<()> {
-    for (comm, stream, _) in &per_comm {
+    for (comm, stream, calls) in &per_comm {
         comm.check_issuable("group")?;
         check_same_device("collective", &comm.device, stream.device())?;
+        let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
+        crate::features::check_ops(comm.imp.kind(), comm.config.sim_nccl_version, &ops)?;
     }
     for (_, stream, calls) in &per_comm {
         enqueue_waits(&stream.inner, &Call::uses(calls))?;

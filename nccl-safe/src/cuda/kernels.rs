@@ -66,11 +66,15 @@ impl Kernels {
         let _ = unsafe { lib.cuModuleUnload(self._module) };
     }
 
-    pub(super) fn get(&self, op: Elementwise, dtype: DType) -> sys::CUfunction {
+    /// The kernel of `op` on `dtype`; the fp8 types have none.
+    pub(super) fn get(&self, op: Elementwise, dtype: DType) -> Result<sys::CUfunction> {
         self.table
             .iter()
             .find(|(o, d, _)| *o == op && *d == dtype)
             .map(|(_, _, f)| *f)
-            .expect("every op and dtype has a kernel")
+            .ok_or(Error::Unsupported {
+                driver: crate::driver::types::DriverKind::Cuda,
+                what: "built-in elementwise ops on fp8",
+            })
     }
 }

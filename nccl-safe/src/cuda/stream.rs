@@ -242,7 +242,7 @@ impl CudaStream {
     ) -> Result<()> {
         let _ctx = self.device.bind()?;
         let kernels = self.device.kernels()?;
-        let f = kernels.get(op, dtype);
+        let f = kernels.get(op, dtype)?;
         // The scalar parameter is 8 bytes for 64-bit types, else 4 (narrower scalars
         // are widened: f16/bf16 to f32, 8-bit integers zero-extended).
         let mut param = [0u8; 8];

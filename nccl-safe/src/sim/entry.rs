@@ -42,7 +42,7 @@ fn op_code(op: &RedOp) -> u32 {
 }
 
 fn pack(desc: &OpDesc) -> u32 {
-    let dtype = DType::ALL
+    let dtype = DType::EVERY
         .iter()
         .position(|d| *d == desc.dtype)
         .unwrap_or(0) as u32;
@@ -66,7 +66,7 @@ pub(super) fn unpack(e: &Entry) -> OpDesc {
     };
     OpDesc {
         kind: Kind::ALL[(d & 0xff) as usize % Kind::ALL.len()],
-        dtype: DType::ALL[(d >> 8 & 0xff) as usize % DType::ALL.len()],
+        dtype: DType::EVERY[(d >> 8 & 0xff) as usize % DType::EVERY.len()],
         count: e.count.load(Ordering::Relaxed) as usize,
         root: (d >> 24 & 1 == 1).then(|| e.root.load(Ordering::Relaxed) as usize),
         op,
@@ -109,7 +109,7 @@ mod tests {
     #[test]
     fn descriptions_survive_packing() {
         for kind in Kind::ALL {
-            for dtype in DType::ALL {
+            for dtype in DType::EVERY {
                 let d = OpDesc {
                     kind,
                     count: 12345,

@@ -33,6 +33,8 @@ macro_rules! with_type {
             DType::F64 => $f::<f64>($($args),*),
             DType::F16 => $f::<half::f16>($($args),*),
             DType::BF16 => $f::<half::bf16>($($args),*),
+            DType::F8E4M3 => $f::<crate::F8E4M3>($($args),*),
+            DType::F8E5M2 => $f::<crate::F8E5M2>($($args),*),
         }
     };
 }

@@ -86,6 +86,11 @@ pub(crate) struct CommInner {
     pub(super) imp: CommImpl,
     aborted: AtomicBool,
     closed: AtomicBool,
+    /// Set when another communicator's teardown stopped this one's stalled work
+    /// (`quiesce_device`): no more operations; teardown still frees it.
+    stopped: AtomicBool,
+    /// Launches made so far (with `outstanding`, tells whether work progresses).
+    launches: AtomicUsize,
     /// Set by `finalize`: no more operations.
     finalized: AtomicBool,
     /// Events after each launch: the work still outstanding.
@@ -110,6 +115,8 @@ impl CommInner {
             imp,
             aborted: AtomicBool::new(false),
             closed: AtomicBool::new(false),
+            stopped: AtomicBool::new(false),
+            launches: AtomicUsize::new(0),
             finalized: AtomicBool::new(false),
             pending: Mutex::new(Vec::new()),
             prune_at: AtomicUsize::new(64),
@@ -126,7 +133,23 @@ impl CommInner {
         p.len()
     }
 
+    /// Launches that completed (or were forgotten as completed).
+    fn completed(&self) -> usize {
+        let outstanding = self.outstanding();
+        self.launches
+            .load(Ordering::Acquire)
+            .saturating_sub(outstanding)
+    }
+
     pub(super) fn check_usable(&self, op: &'static str) -> Result<()> {
+        if self.stopped.load(Ordering::Acquire) {
+            return Err(Error::Aborted {
+                what: format!(
+                    "{op} on rank {} of {}: the communicator was stopped because another                      communicator on {} was torn down while this one's work made no progress",
+                    self.rank, self.size, self.device
+                ),
+            });
+        }
         if self.aborted.load(Ordering::Acquire) {
             return Err(Error::Aborted {
                 what: format!("{op} on rank {} of {}", self.rank, self.size),
@@ -189,10 +212,13 @@ impl CommInner {
         let uses = Call::uses(&calls);
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         crate::features::check_ops(self.imp.kind(), self.config.sim_nccl_version, &ops)?;
-        enqueue(&stream.inner, &uses, |imp| {
+        let launched = enqueue(&stream.inner, &uses, |imp| {
             self.imp.launch(imp, ops, &self.config)
-        })?;
-        self.note_launch(stream)
+        });
+        // Remembered whatever the result: a failed launch may have enqueued work
+        // (see `memory::tracker::enqueue`), which finalize must wait for.
+        self.note_launch(stream)?;
+        launched
     }
 
     /// Remembers a launch's completion event as outstanding work, forgetting the
@@ -207,6 +233,7 @@ impl CommInner {
                 .store((2 * p.len()).max(64), Ordering::Relaxed);
         }
         p.push(event);
+        self.launches.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 
@@ -217,56 +244,87 @@ impl CommInner {
     }
 
     /// Aborts (local): the abort flag first (it never waits), then the device's other
-    /// communicators that still have work get a short grace and are stopped too (their
-    /// work would hold up the device-wide synchronisation of the frees), then the
-    /// abort that frees. No lock is held across anything that can block.
+    /// communicators that still have work are waited for while it progresses, and
+    /// those stalled for a second are stopped (their work would hold up the
+    /// device-wide synchronisation of the frees), then the abort that frees. No lock
+    /// is held across anything that can block.
     pub(super) fn abort_now(&self) -> Result<()> {
         if self.aborted.swap(true, Ordering::AcqRel) || self.closed.load(Ordering::Acquire) {
             return Ok(());
         }
         self.imp.signal_abort();
-        let grace = self.config.teardown_timeout.min(Duration::from_secs(1));
-        self.quiesce_device("aborted", grace);
+        let limit = self.config.teardown_timeout;
+        self.quiesce_device("aborted", limit.min(Duration::from_secs(1)), limit);
         self.imp.abort(self.config.teardown_timeout)
     }
 
-    /// Before this communicator's teardown synchronises the device: waits up to
-    /// `grace` for the device's other communicators to finish their outstanding work;
-    /// those that do not are stopped (aborted), since only an abort could release it.
-    fn quiesce_device(&self, why: &str, grace: Duration) {
-        let busy = || -> Vec<Arc<CommInner>> {
-            live_on(&self.device)
-                .into_iter()
-                .filter(|c| !std::ptr::eq(&**c, self))
-                .filter(|c| !c.aborted.load(Ordering::Acquire) && !c.closed.load(Ordering::Acquire))
-                .filter(|c| c.outstanding() > 0)
-                .collect()
+    /// Before this communicator's teardown synchronises the device: waits for the
+    /// device's other communicators with outstanding work, for as long as their work
+    /// progresses (up to `limit`); each one whose work completed nothing for `stall`
+    /// (or still runs at `limit`) is stopped, since only an abort could release it.
+    fn quiesce_device(&self, why: &str, stall: Duration, limit: Duration) {
+        let busy = |c: &CommInner| {
+            !c.aborted.load(Ordering::Acquire)
+                && !c.closed.load(Ordering::Acquire)
+                && !c.stopped.load(Ordering::Acquire)
+                && c.outstanding() > 0
         };
-        let deadline = crate::sync::deadline(grace);
-        let mut others = busy();
-        while !others.is_empty() && deadline.is_some_and(|d| Instant::now() < d) {
-            std::thread::sleep(Duration::from_millis(2));
-            others = busy();
-        }
-        for c in others {
-            log::warn!(
-                "{}: communicator rank {} of {} is stopped because another communicator on the \
-                 device is being {why} while its work is still outstanding (tearing down frees \
-                 memory, which waits for the whole device)",
-                c.device,
-                c.rank,
-                c.size
-            );
-            if !c.aborted.swap(true, Ordering::AcqRel) && !c.imp.signal_abort() {
-                // No way to stop it without freeing: a full abort, on a thread of its
-                // own (it waits for the device, as this teardown will).
-                let stopped = c.clone();
-                let _ = std::thread::Builder::new()
-                    .name("nccl-rs-abort".into())
-                    .spawn(move || {
-                        let _ = stopped.imp.abort(stopped.config.teardown_timeout);
-                    });
+        let start = Instant::now();
+        let mut watch: Vec<(Arc<CommInner>, usize, Instant)> = live_on(&self.device)
+            .into_iter()
+            .filter(|c| !std::ptr::eq(&**c, self) && busy(c))
+            .map(|c| {
+                let done = c.completed();
+                (c, done, start)
+            })
+            .collect();
+        let deadline = crate::sync::deadline(limit);
+        while !watch.is_empty() {
+            let now = Instant::now();
+            let past_limit = deadline.is_some_and(|d| now >= d);
+            let mut keep = Vec::with_capacity(watch.len());
+            for (c, done, since) in watch {
+                if !busy(&c) {
+                    continue;
+                }
+                let now_done = c.completed();
+                let (done, since) = if now_done != done {
+                    (now_done, now)
+                } else {
+                    (done, since)
+                };
+                if past_limit || now.saturating_duration_since(since) >= stall {
+                    c.stop(&self.device, why, now.saturating_duration_since(since));
+                } else {
+                    keep.push((c, done, since));
+                }
             }
+            watch = keep;
+            if !watch.is_empty() {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+    }
+
+    /// Stops this communicator's stalled work because another one on its device is
+    /// being torn down: the abort flag (or revoke) without freeing; where the driver has
+    /// no such flag, a full abort on a thread of its own. Its own teardown still frees.
+    fn stop(self: &Arc<Self>, device: &Device, why: &str, stalled: Duration) {
+        log::warn!(
+            "{device}: communicator rank {} of {} is stopped because another communicator              on the device is being {why} while this one's work made no progress for              {stalled:?} (tearing down frees memory, which waits for the whole device)",
+            self.rank,
+            self.size
+        );
+        if self.stopped.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        if !self.imp.signal_abort() && !self.aborted.swap(true, Ordering::AcqRel) {
+            let stopped = self.clone();
+            let _ = std::thread::Builder::new()
+                .name("nccl-rs-abort".into())
+                .spawn(move || {
+                    let _ = stopped.imp.abort(stopped.config.teardown_timeout);
+                });
         }
     }
 
@@ -323,7 +381,8 @@ impl CommInner {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
-        self.quiesce_device("closed", self.config.teardown_timeout);
+        let limit = self.config.teardown_timeout;
+        self.quiesce_device("closed", limit, limit);
         self.imp.destroy(self.config.teardown_timeout)
     }
 

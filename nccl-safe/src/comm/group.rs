@@ -191,10 +191,11 @@ fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Resu
             (&comm.imp, &*stream.inner.imp, ops.as_slice(), &comm.config)
         })
         .collect();
-    crate::driver::launch_cuda_group(&launches)?;
+    let launched = crate::driver::launch_cuda_group(&launches);
+    // Recorded whatever the result (see `memory::tracker::enqueue`).
     for (comm, stream, calls) in &per_comm {
         enqueue_record(&stream.inner, &Call::uses(calls))?;
         comm.note_launch(stream)?;
     }
-    Ok(())
+    launched
 }

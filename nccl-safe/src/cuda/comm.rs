@@ -23,7 +23,7 @@ use nccl_sys as sys;
 use super::issue::{issue, started};
 use super::{CudaDevice, CudaStream};
 use crate::comm::config::Config;
-use crate::comm::op::LaunchOp;
+use crate::comm::op::{LaunchOp, RedOp};
 use crate::sync::lock;
 use crate::{Error, Result, check};
 
@@ -63,16 +63,24 @@ struct Unconfirmed {
     config: Box<RawConfig>,
 }
 
+/// The parent's unconfirmed splits, and whether the parent was freed.
+#[derive(Default)]
+struct Splits {
+    splits: Vec<Unconfirmed>,
+    parent_freed: bool,
+}
+
 /// A raw communicator; `None` once destroyed or aborted.
 pub(crate) struct CudaComm {
     raw: Mutex<Option<usize>>,
     _config: Box<RawConfig>,
-    unconfirmed: Mutex<Vec<Unconfirmed>>,
+    unconfirmed: Mutex<Splits>,
 }
 
 // SAFETY: an ncclComm_t may be used from any thread; NCCL's rule that one thread at a
-// time calls into NCCL per device is kept by the device's NCCL lock, which every
-// method's caller holds. The config is only read by NCCL.
+// time calls into NCCL per device is kept by the device's NCCL lock, taken around
+// every call except the abort or destroy of a communicator already taken out under it
+// (which no other thread can reach any more). The config is only read by NCCL.
 unsafe impl Send for CudaComm {}
 // SAFETY: as above.
 unsafe impl Sync for CudaComm {}
@@ -117,7 +125,7 @@ impl CudaComm {
         CudaComm {
             raw: Mutex::new(Some(raw as usize)),
             _config: config,
-            unconfirmed: Mutex::new(Vec::new()),
+            unconfirmed: Mutex::new(Splits::default()),
         }
     }
 
@@ -139,8 +147,10 @@ impl CudaComm {
         lock(&self.raw).take().map(|p| p as sys::ncclComm_t)
     }
 
-    /// Starts this rank's init; the caller holds the device's NCCL lock and waits for
-    /// readiness (polling [`CudaComm::is_ready`]).
+    /// Starts this rank's init under the device's NCCL lock (not held by the caller);
+    /// the caller waits for readiness (polling [`CudaComm::is_ready`]). When NCCL
+    /// fails the call but made a communicator, it is aborted after the lock is
+    /// released.
     pub fn init(
         device: &CudaDevice,
         rank: usize,
@@ -150,17 +160,25 @@ impl CudaComm {
     ) -> Result<CudaComm> {
         let lib = lib()?;
         let mut cfg = RawConfig::new(config)?;
-        let _ctx = device.bind()?;
         let mut comm: sys::ncclComm_t = ptr::null_mut();
-        // SAFETY: valid out-pointer and id; the config (and its strings) stay on the
-        // heap with the communicator.
-        let rc = unsafe {
-            lib.ncclCommInitRankConfig(&mut comm, size as i32, *id, rank as i32, cfg.as_mut_ptr())?
+        let rc = {
+            let _guard = device.nccl_lock();
+            let _ctx = device.bind()?;
+            // SAFETY: valid out-pointer and id; the config (and its strings) stay on
+            // the heap with the communicator.
+            unsafe {
+                lib.ncclCommInitRankConfig(
+                    &mut comm,
+                    size as i32,
+                    *id,
+                    rank as i32,
+                    cfg.as_mut_ptr(),
+                )?
+            }
         };
         let created = CudaComm::from_parts(comm, cfg);
         if let Err(e) = started("ncclCommInitRankConfig", rc) {
             if !comm.is_null() {
-                drop(_ctx);
                 let _ = created.free_now(device, "ncclCommAbort");
             }
             return Err(e);
@@ -262,8 +280,7 @@ impl CudaComm {
     }
 
     /// Launches `calls` in one NCCL group on `stream`, polled until NCCL has enqueued
-    /// them. A launch NCCL does not confirm before `config.call_timeout` aborts the
-    /// communicator (see [`unconfirmed_launch`]).
+    /// them (see [`launch_group`]).
     pub fn launch(
         &self,
         device: &CudaDevice,
@@ -271,21 +288,15 @@ impl CudaComm {
         calls: &[LaunchOp],
         config: &Config,
     ) -> Result<()> {
-        let created = {
-            let _guard = device.nccl_lock();
-            launch_many(&[(self, stream, calls, config)])?
-        };
-        let result = poll(self, device, config.call_timeout, "ncclGroupEnd");
-        if let Err(Error::Timeout { waited, .. }) = result {
-            return Err(unconfirmed_launch(&[(self, device)], waited));
-        }
-        let _guard = device.nccl_lock();
-        destroy_ops_locked(created, &[self]);
-        result
+        launch_group(&[(self, device, stream, calls, config)])
     }
 
     /// `ncclCommRevoke`: stops in-flight operations without freeing (so without
     /// waiting for the device). `false` when the loaded NCCL lacks it or it fails.
+    /// It runs under the NCCL lock: with the abort flag set NCCL joins the
+    /// communicator's in-flight group job, which ends promptly (the flag stops it);
+    /// that join is the one wait taken under the lock, accepted because nothing but
+    /// that job can hold it up.
     pub fn revoke(&self, device: &CudaDevice) -> bool {
         let Ok(lib) = lib() else { return false };
         if lib.has_function("ncclCommRevoke") != Some(true) {
@@ -313,9 +324,13 @@ impl CudaComm {
     /// device's NCCL lock) and frees it with `call` (abort or destroy) *without* the
     /// lock: both free memory, which waits for the whole device, and another
     /// communicator's watchdog or abort handle must still get the lock meanwhile.
-    /// Then aborts the children of unconfirmed splits that NCCL did create. A no-op
-    /// when it is already gone.
+    /// A failed destroy is followed by an abort (NCCL's destroy can fail after opening
+    /// a group, which is closed first, so this thread's later groups are not absorbed
+    /// into it). Then the children of unconfirmed splits are settled. A no-op when it
+    /// is already gone.
     fn free_now(&self, device: &CudaDevice, call: &'static str) -> Result<()> {
+        let lib = lib()?;
+        let ctx = device.bind()?;
         let comm = {
             let _guard = device.nccl_lock();
             self.take()
@@ -323,36 +338,56 @@ impl CudaComm {
         let Some(comm) = comm else {
             return Ok(());
         };
-        let lib = lib()?;
-        let result = {
-            let _ctx = device.bind()?;
-            // SAFETY: the communicator was live and is now owned here alone (taken out
-            // under the lock); abort frees it even with work pending, destroy after
-            // the caller's finalize.
-            let rc = unsafe {
-                if call == "ncclCommDestroy" {
-                    lib.ncclCommDestroy(comm)?
-                } else {
-                    lib.ncclCommAbort(comm)?
-                }
-            };
-            check(call, rc)
-        };
-        for u in std::mem::take(&mut *lock(&self.unconfirmed)) {
-            // SAFETY: the slot is NCCL's out-pointer of the split; the parent is gone,
-            // so its background job has ended one way or the other.
-            let child = unsafe { ptr::read_volatile(&*u.slot) };
-            if child.is_null() {
-                // NCCL never wrote it; keep the 8 bytes forever rather than free memory
-                // it might still be told to write.
-                std::mem::forget(u);
+        // SAFETY: the communicator was live and is now owned here alone (taken out
+        // under the lock); abort frees it even with work pending, destroy after the
+        // caller's finalize.
+        let rc = unsafe {
+            if call == "ncclCommDestroy" {
+                lib.ncclCommDestroy(comm)
             } else {
-                let orphan = CudaComm::from_parts(child, u.config);
-                let _ = orphan.free_now(device, "ncclCommAbort");
-                std::mem::forget(u.slot);
+                lib.ncclCommAbort(comm)
+            }
+        };
+        let result = rc.map_err(Error::from).and_then(|rc| check(call, rc));
+        if result.is_err() && call == "ncclCommDestroy" {
+            // SAFETY: ends the group a failed destroy may have left open (without one
+            // NCCL answers ncclInvalidUsage, ignored), then aborts the communicator,
+            // which the failed destroy did not free.
+            unsafe {
+                let _ = lib.ncclGroupEnd();
+                let _ = lib.ncclCommAbort(comm);
             }
         }
+        drop(ctx);
+        self.settle_unconfirmed(device, true);
         result
+    }
+
+    /// Settles the splits of [`Unconfirmed`]: once the parent is freed (its abort or
+    /// destroy joins NCCL's split job, so the slot is final), each child NCCL made is
+    /// aborted, and a slot it never wrote is leaked (8 bytes) rather than freed.
+    /// `parent_freed` marks the parent freed; a split that fails later settles its own.
+    fn settle_unconfirmed(&self, device: &CudaDevice, parent_freed: bool) {
+        let list = {
+            let mut u = lock(&self.unconfirmed);
+            if parent_freed {
+                u.parent_freed = true;
+            }
+            if !u.parent_freed {
+                return;
+            }
+            std::mem::take(&mut u.splits)
+        };
+        for split in list {
+            // SAFETY: the slot is NCCL's out-pointer of the split, final once the
+            // parent is freed (see above).
+            let child = unsafe { ptr::read_volatile(&*split.slot) };
+            if !child.is_null() {
+                let orphan = CudaComm::from_parts(child, split.config);
+                let _ = orphan.free_now(device, "ncclCommAbort");
+            }
+            std::mem::forget(split.slot);
+        }
     }
 
     pub fn finalize(&self, device: &CudaDevice, timeout: Duration) -> Result<()> {
@@ -368,10 +403,10 @@ impl CudaComm {
         poll(self, device, timeout, "ncclCommFinalize")
     }
 
-    /// Splits; polled without the lock. The child's out-slot and config are on the
-    /// heap: when the parent's poll fails (or times out), NCCL's job may still write
-    /// the slot, so both stay with the parent (see [`Unconfirmed`]); a child whose own
-    /// init then fails is aborted.
+    /// Splits; polled without the NCCL lock. The child's out-slot and config are on
+    /// the heap: when the parent's poll fails (or times out), NCCL's job may still
+    /// write the slot, so both stay with the parent (see [`Unconfirmed`]) and the
+    /// parent is aborted; a child whose own init then fails is aborted.
     pub fn split(
         &self,
         device: &CudaDevice,
@@ -383,6 +418,8 @@ impl CudaComm {
         let lib = lib()?;
         let mut cfg = RawConfig::new(config)?;
         let mut slot: Box<sys::ncclComm_t> = Box::new(ptr::null_mut());
+        // A split launches work on the device like a collective (see `launch_group`).
+        let order = device.launch_lock();
         let color = color.map_or(sys::NCCL_SPLIT_NOCOLOR, |c| c as i32);
         {
             let _guard = device.nccl_lock();
@@ -395,9 +432,20 @@ impl CudaComm {
             })?;
         }
         if let Err(e) = poll(self, device, timeout, "ncclCommSplit") {
-            lock(&self.unconfirmed).push(Unconfirmed { slot, config: cfg });
+            // The parent cannot be used again (NCCL refuses every call on a
+            // communicator whose last one did not succeed) and the split may still
+            // create the child: abort the parent, which joins the split's job, then
+            // abort the child if it appeared (or, when another thread is freeing the
+            // parent, that thread does once its abort returned).
+            drop(order);
+            lock(&self.unconfirmed)
+                .splits
+                .push(Unconfirmed { slot, config: cfg });
+            let _ = self.free_now(device, "ncclCommAbort");
+            self.settle_unconfirmed(device, false);
             return Err(e);
         }
+        drop(order);
         let new = *slot;
         if new.is_null() {
             return Ok(None);
@@ -421,9 +469,9 @@ impl CudaComm {
 }
 
 /// The error of a launch NCCL did not confirm in time, after aborting its
-/// communicators: its kernels may still be enqueued later, and their buffer uses were
-/// never recorded, so nothing would order the buffers' frees after them. An aborted
-/// communicator enqueues nothing more, and its abort waits for what already runs.
+/// communicators: an aborted communicator enqueues nothing more, and its kernels that
+/// already run stop at the abort flag. (The buffers' uses are recorded after the
+/// launch whatever its result, so their frees wait for what did run.)
 fn unconfirmed_launch(comms: &[(&CudaComm, &CudaDevice)], waited: Duration) -> Error {
     let mut aborts = String::new();
     for (c, d) in comms {
@@ -456,61 +504,104 @@ pub(crate) fn destroy_ops_locked(created: Vec<(sys::ncclRedOp_t, usize)>, comms:
     }
 }
 
-/// Issues the calls of several communicators in one NCCL group. The caller holds
-/// every device's NCCL lock and has inserted the buffers' waits; it polls the
-/// communicators afterwards (without the locks) and then destroys the returned
-/// PreMulSum ops.
-pub(crate) fn launch_many(
-    launches: &[(&CudaComm, &CudaStream, &[LaunchOp], &Config)],
-) -> Result<Vec<(sys::ncclRedOp_t, usize)>> {
-    let lib = lib()?;
-    let mut created = Vec::new();
-    // SAFETY: no arguments.
-    check("ncclGroupStart", unsafe { lib.ncclGroupStart()? })?;
-    let mut result = Ok(());
-    'outer: for (comm, stream, calls, _) in launches {
-        let raw = match comm.raw() {
-            Ok(r) => r,
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        };
-        let _ctx = match stream.device.bind() {
-            Ok(c) => c,
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        };
-        for call in *calls {
-            if let Err(e) = issue(lib, raw, stream.raw, call, &mut created) {
-                result = Err(e);
-                break 'outer;
-            }
-        }
-    }
-    // The group always ends, also after an error.
-    // SAFETY: closes the group opened above.
-    let end = unsafe { lib.ncclGroupEnd() };
-    result?;
-    started("ncclGroupEnd", end?)?;
-    Ok(created)
-}
+/// One communicator's part of a launch.
+pub(crate) type Part<'a> = (
+    &'a CudaComm,
+    &'a CudaDevice,
+    &'a CudaStream,
+    &'a [LaunchOp],
+    &'a Config,
+);
 
-/// Polls every communicator of a group launch (see [`launch_many`]); when one does
-/// not confirm it in time, every communicator of the launch is aborted (see
-/// [`unconfirmed_launch`]).
-pub(crate) fn poll_many(launches: &[(&CudaComm, &CudaDevice, &Config)]) -> Result<()> {
-    for (comm, device, config) in launches {
-        match poll(comm, device, config.call_timeout, "ncclGroupEnd") {
-            Err(Error::Timeout { waited, .. }) => {
-                let all: Vec<_> = launches.iter().map(|(c, d, _)| (*c, *d)).collect();
-                return Err(unconfirmed_launch(&all, waited));
-            }
-            other => other?,
+/// Launches the calls of one or more communicators of this process in one NCCL group
+/// and polls each until NCCL confirms the enqueue.
+///
+/// - Order: since NCCL 2.23 a non-blocking communicator's group launches its kernels
+///   from a background thread after `ncclGroupEnd` returned, so the device's NCCL lock
+///   alone no longer orders the kernels of two communicators of one device. The
+///   devices' launch locks (taken first, in ordinal order) are held until every part
+///   is confirmed, so launches on a device reach it in the order they were made
+///   (Decision 7); aborts and queries take only the NCCL lock and get through.
+/// - Checks that cannot fail inside NCCL (a live communicator, its context, device
+///   scalars) run before `ncclGroupStart`, so a refusal leaves nothing half-issued.
+/// - Any failure once a call was issued aborts every communicator of the launch:
+///   NCCL launches the calls issued before a failing one, and a failed confirmation
+///   may still leave kernels running on a dead peer.
+/// - The PreMulSum ops are destroyed afterwards, for the communicators still held.
+pub(crate) fn launch_group(parts: &[Part<'_>]) -> Result<()> {
+    let lib = lib()?;
+    let mut devices: Vec<&CudaDevice> = Vec::new();
+    for (_, d, ..) in parts {
+        if !devices.iter().any(|e| std::ptr::eq(*e, *d)) {
+            devices.push(d);
         }
     }
+    devices.sort_by_key(|d| d.ordinal);
+    let _order: Vec<_> = devices.iter().map(|d| d.launch_lock()).collect();
+    let comms: Vec<(&CudaComm, &CudaDevice)> = parts.iter().map(|(c, d, ..)| (*c, *d)).collect();
+    let give_up = |e: Error| -> Error {
+        for (c, d) in &comms {
+            let _ = c.abort(d);
+        }
+        e
+    };
+    let (created, issued) = {
+        let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
+        let mut raws = Vec::with_capacity(parts.len());
+        for (comm, _, stream, calls, _) in parts {
+            raws.push(comm.raw()?);
+            drop(stream.device.bind()?);
+            if calls
+                .iter()
+                .any(|c| matches!(c.desc.op, RedOp::PreMulSumDevice) && c.scalar.is_none())
+            {
+                return Err(Error::InvalidArgument {
+                    op: "premulsum",
+                    reason: "no device scalar".into(),
+                });
+            }
+        }
+        let mut created = Vec::new();
+        // SAFETY: no arguments.
+        check("ncclGroupStart", unsafe { lib.ncclGroupStart()? })?;
+        let mut result = Ok(());
+        'outer: for ((_, _, stream, calls, _), raw) in parts.iter().zip(&raws) {
+            let _ctx = match stream.device.bind() {
+                Ok(c) => c,
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            for call in *calls {
+                if let Err(e) = issue(lib, *raw, stream.raw, call, &mut created) {
+                    result = Err(e);
+                    break 'outer;
+                }
+            }
+        }
+        // The group always ends, also after an error.
+        // SAFETY: closes the group opened above.
+        let end = unsafe { lib.ncclGroupEnd() }
+            .map_err(Error::from)
+            .and_then(|rc| started("ncclGroupEnd", rc));
+        (created, result.and(end))
+    };
+    if let Err(e) = issued {
+        return Err(give_up(e));
+    }
+    for (comm, device, _, _, config) in parts {
+        match poll(comm, device, config.call_timeout, "ncclGroupEnd") {
+            Ok(()) => {}
+            Err(Error::Timeout { waited, .. }) => {
+                return Err(unconfirmed_launch(&comms, waited));
+            }
+            Err(e) => return Err(give_up(e)),
+        }
+    }
+    let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
+    let held: Vec<&CudaComm> = comms.iter().map(|(c, _)| *c).collect();
+    destroy_ops_locked(created, &held);
     Ok(())
 }
 

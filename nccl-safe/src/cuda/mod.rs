@@ -67,6 +67,13 @@ pub(crate) struct CudaDevice {
     pool: sys::CUmemoryPool,
     /// Serialises every NCCL call on this device (Decision 7).
     nccl: Mutex<()>,
+    /// Set when a built-in kernel may still be queued after every handle is gone (a
+    /// stream destroyed with work pending, or a kernel on a user's stream): unloading
+    /// a module in use is undefined, so the module is then left loaded.
+    keep_module: std::sync::atomic::AtomicBool,
+    /// Orders launches on this device: held from a launch's `ncclGroupStart` until
+    /// NCCL confirmed its enqueue (see `comm::launch_group`). Taken before `nccl`.
+    launch: Mutex<()>,
     /// Runs completion callbacks (`poller.rs`).
     pub(crate) poller: poller::PollerCell,
 }
@@ -115,6 +122,8 @@ impl CudaDevice {
             pinned_cache: Default::default(),
             pool,
             nccl: Mutex::new(()),
+            launch: Mutex::new(()),
+            keep_module: Default::default(),
             poller: Default::default(),
         };
         // Load the built-in kernels now: loading a module later, while some stream
@@ -204,6 +213,8 @@ impl CudaDevice {
     /// also uses the runtime API or another CUDA library on this thread keeps its own
     /// context. Cheap when it already is current (nothing is changed then).
     pub fn bind(&self) -> Result<Bound> {
+        // Every cuda entry point binds first: none may run inside a host function.
+        crate::driver::host_fn::check("a CUDA driver call")?;
         let mut current = ptr::null_mut();
         // SAFETY: writes one context handle (null when none is current).
         check_cuda("cuCtxGetCurrent", unsafe {
@@ -296,6 +307,18 @@ impl CudaDevice {
         crate::sync::lock(&self.nccl)
     }
 
+    /// Leaves the kernel module loaded when the device drops (see `keep_module`).
+    pub fn keep_module(&self) {
+        self.keep_module
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Holds this device's launch-order lock (see `comm::launch_group`); take it
+    /// before the NCCL lock, and on several devices in ordinal order.
+    pub fn launch_lock(&self) -> MutexGuard<'_, ()> {
+        crate::sync::lock(&self.launch)
+    }
+
     fn kernels(&self) -> Result<&Kernels> {
         match self.kernels.get() {
             Some(Ok(k)) => Ok(k),
@@ -323,7 +346,9 @@ impl Drop for CudaDevice {
                 let _ = unsafe { self.lib.cuMemFreeHost(ptr as *mut c_void) };
             }
             if let Some(Ok(k)) = kernels {
-                k.unload(self.lib);
+                if !self.keep_module.load(std::sync::atomic::Ordering::Acquire) {
+                    k.unload(self.lib);
+                }
             }
             // SAFETY: the pool is ours; blocks still allocated from it (none when
             // every buffer was dropped) keep it alive until they are freed.
@@ -458,19 +483,34 @@ impl Drop for PinnedHost {
         if kept {
             return;
         }
-        let device = self.device.clone();
-        let ptr = self.ptr as usize;
+        free_pinned_later(self.device.clone(), self.ptr as usize);
+    }
+}
+
+/// Frees a pinned block on the one thread that does so (started on first use): the
+/// free may wait for the whole device, which no caller's thread should.
+fn free_pinned_later(device: Arc<CudaDevice>, ptr: usize) {
+    type Job = (Arc<CudaDevice>, usize);
+    static FREER: OnceLock<Mutex<std::sync::mpsc::Sender<Job>>> = OnceLock::new();
+    let tx = FREER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
         let spawned = std::thread::Builder::new()
             .name("nccl-rs-pinned-free".into())
             .spawn(move || {
-                if let Ok(_ctx) = device.bind() {
-                    // SAFETY: the block came from cuMemHostAlloc and nobody uses it.
-                    let _ = unsafe { device.lib.cuMemFreeHost(ptr as *mut c_void) };
+                while let Ok((device, ptr)) = rx.recv() {
+                    if let Ok(_ctx) = device.bind() {
+                        // SAFETY: the block came from cuMemHostAlloc and nobody uses it.
+                        let _ = unsafe { device.lib.cuMemFreeHost(ptr as *mut c_void) };
+                    }
                 }
             });
-        if spawned.is_err() {
-            log::warn!("cannot start a thread to free pinned memory; the block is leaked");
+        if let Err(e) = spawned {
+            log::warn!("cannot start the thread that frees pinned memory ({e}); blocks leak");
         }
+        Mutex::new(tx)
+    });
+    if crate::sync::lock(tx).send((device, ptr)).is_err() {
+        log::warn!("the thread that frees pinned memory is gone; a block leaks");
     }
 }
 

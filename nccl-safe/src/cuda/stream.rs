@@ -108,9 +108,14 @@ impl CudaStream {
 
     pub fn launch_host_fn(&self, f: Box<dyn FnOnce() + Send>) -> Result<()> {
         unsafe extern "C" fn trampoline(data: *mut c_void) {
+            // Inside the callback the driver forbids driver calls: what the closure
+            // owns and drops (streams, events, buffers, devices) goes to the reaper
+            // thread (`host_fn::Deferred`), and the library's entry points refuse.
+            let _inside = crate::driver::host_fn::Inside::enter();
             // SAFETY: `data` came from Box::into_raw below and is run exactly once.
             let f = unsafe { Box::from_raw(data.cast::<Box<dyn FnOnce() + Send>>()) };
-            // A panic must not unwind into the driver.
+            // A panic must not unwind into the driver; the closure and everything it
+            // owns is dropped here, inside the marked scope.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
         }
         let _ctx = self.device.bind()?;
@@ -274,6 +279,10 @@ impl CudaStream {
             (&mut n as *mut u64).cast(),
             scalar,
         ];
+        if !self.owned {
+            // The user's stream may outlive the device: its module stays loaded.
+            self.device.keep_module();
+        }
         let block: c_uint = 256;
         let grid = count.div_ceil(block as usize).min(65_535 * 8) as c_uint;
         // SAFETY: the kernel takes (u64 ptr, u64 n, scalar) and uses a grid-stride
@@ -313,6 +322,15 @@ impl Drop for CudaStream {
             return;
         }
         if let Ok(_ctx) = self.device.bind() {
+            // SAFETY: a valid stream; queries without waiting.
+            let idle = matches!(
+                unsafe { self.lib().cuStreamQuery(self.raw) },
+                Ok(sys::CUDA_SUCCESS)
+            );
+            if !idle {
+                // Work (possibly a built-in kernel) still runs after the destroy.
+                self.device.keep_module();
+            }
             // SAFETY: an owned stream, destroyed once; pending work still completes
             // (cuStreamDestroy returns at once).
             let _ = unsafe { self.lib().cuStreamDestroy_v2(self.raw) };

@@ -180,7 +180,6 @@ impl DeviceImpl {
             )?)),
             DeviceImpl::Cuda(d) => {
                 refuse_sim_id(id)?;
-                let _guard = d.nccl_lock();
                 let comm = CudaComm::init(d, rank, size, &raw_id(id), config)?;
                 Ok(CommImpl::Cuda {
                     comm,
@@ -629,7 +628,9 @@ impl CommImpl {
     ) -> Result<Option<(usize, usize, CommImpl)>> {
         match self {
             CommImpl::Sim(c) => {
-                let timeout = (!parent_config.is_blocking()).then_some(parent_config.call_timeout);
+                // As on cuda: the split waits for the other ranks at most the parent's
+                // call timeout, blocking or not.
+                let timeout = Some(parent_config.call_timeout);
                 Ok(c.split(color, key, timeout)?
                     .map(|(rank, size, c)| (rank, size, CommImpl::Sim(c))))
             }
@@ -669,31 +670,11 @@ pub(crate) fn launch_cuda_group(
             }
         }
     }
-    let mut devices: Vec<&Arc<CudaDevice>> = Vec::new();
-    for (_, d, ..) in &parts {
-        if !devices.iter().any(|e| Arc::ptr_eq(e, d)) {
-            devices.push(d);
-        }
-    }
-    devices.sort_by_key(|d| d.ordinal);
-    let guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
-    let issue: Vec<_> = parts
+    let parts: Vec<crate::cuda::comm::Part<'_>> = parts
         .iter()
-        .map(|(c, _, s, ops, cfg)| (*c, *s, *ops, *cfg))
+        .map(|(c, d, s, ops, cfg)| (*c, d.as_ref(), *s, *ops, *cfg))
         .collect();
-    let created = crate::cuda::comm::launch_many(&issue)?;
-    drop(guards);
-    let polls: Vec<_> = parts
-        .iter()
-        .map(|(c, d, _, _, cfg)| (*c, d.as_ref(), *cfg))
-        .collect();
-    let polled = crate::cuda::comm::poll_many(&polls);
-    {
-        let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
-        let comms: Vec<&CudaComm> = parts.iter().map(|(c, ..)| *c).collect();
-        crate::cuda::comm::destroy_ops_locked(created, &comms);
-    }
-    polled
+    crate::cuda::comm::launch_group(&parts)
 }
 
 /// Finalizes several cuda communicators of this process in one NCCL group, then polls

@@ -93,14 +93,20 @@ pub(crate) struct Use<'a> {
 
 /// Enqueues one operation on `stream` with the tracking protocol: wait for conflicts
 /// of other streams, poison idle outputs (sim), run, record the uses.
+///
+/// The uses are recorded even when `run` fails: a launch can fail after part of it
+/// was enqueued (NCCL launches the calls of a group issued before a failing one, and
+/// a launch whose confirmation fails may still run), and buffers must not be freed
+/// under such work. An event recorded after nothing completes at once.
 pub(crate) fn enqueue(
     stream: &StreamInner,
     uses: &[Use<'_>],
     run: impl FnOnce(&StreamImpl) -> Result<()>,
 ) -> Result<()> {
     enqueue_waits(stream, uses)?;
-    run(&stream.imp)?;
-    enqueue_record(stream, uses)
+    let ran = run(&stream.imp);
+    let recorded = enqueue_record(stream, uses);
+    ran.and(recorded)
 }
 
 /// First half of [`enqueue`]: wait for conflicts of other streams, poison idle outputs

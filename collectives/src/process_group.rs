@@ -162,6 +162,7 @@ impl ProcessGroup {
             issuing: Mutex::new(None),
             last_issuer: Mutex::new(None),
             peers_key,
+            sink: std::sync::OnceLock::new(),
         });
         inner.register();
         let watchdog = Watchdog::start(&inner);

@@ -75,6 +75,13 @@ pub(crate) struct Refusal {
     pub(crate) reason: String,
 }
 
+/// Where a group reports its own failure beyond this process (the job's store, see
+/// `launch::link`): called once, when the group aborts, with the reason and the flight
+/// record taken then. Must not block (it hands the work to a thread of its own).
+pub(crate) trait FailureSink: Send + Sync {
+    fn failed(&self, rank: usize, reason: &str, dump: Dump);
+}
+
 /// The thread issuing an operation right now, and where.
 pub(crate) struct Caller {
     pub(crate) thread: ThreadId,
@@ -103,6 +110,8 @@ pub(crate) struct Inner {
     pub(crate) last_issuer: Mutex<Option<Caller>>,
     /// The group's id, shared by its ranks in this process (for dump requests).
     pub(crate) peers_key: Option<[u8; 128]>,
+    /// Tells the job's other processes when this group aborts (set by `from_env`).
+    pub(crate) sink: OnceLock<Box<dyn FailureSink>>,
 }
 
 type Registry = Mutex<HashMap<[u8; 128], Vec<Weak<Inner>>>>;
@@ -249,6 +258,9 @@ impl Inner {
             w.settle(Outcome::Failed(err.clone()));
         }
         if first_abort {
+            if let Some(sink) = self.sink.get() {
+                sink.failed(self.rank, &err.to_string(), self.snapshot(why));
+            }
             self.fail_pending(&err.to_string());
             let abort = self.abort.clone();
             let name = self.options.name.clone();

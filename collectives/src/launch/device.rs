@@ -134,13 +134,22 @@ mod tests {
             }
         ));
         let text = err.to_string();
-        assert!(text.contains("3 local ranks but only 2 cuda devices"), "{text}");
+        assert!(
+            text.contains("3 local ranks but only 2 cuda devices"),
+            "{text}"
+        );
         assert_eq!(
-            launch(2, 3).device_ordinal(DriverKind::Sim, 2, false).unwrap(),
+            launch(2, 3)
+                .device_ordinal(DriverKind::Sim, 2, false)
+                .unwrap(),
             0
         );
         // A single GPU shared by four ranks, not given to each.
-        assert!(launch(1, 4).device_ordinal(DriverKind::Cuda, 1, false).is_err());
+        assert!(
+            launch(1, 4)
+                .device_ordinal(DriverKind::Cuda, 1, false)
+                .is_err()
+        );
         for driver in [DriverKind::Cuda, DriverKind::Sim] {
             assert!(matches!(
                 launch(0, 1).device_ordinal(driver, 0, true),

@@ -33,8 +33,8 @@ use nccl_safe::{Device, DriverKind, UniqueId};
 use super::link::Link;
 use super::{Launch, Rendezvous, Source};
 use crate::state::lock;
-use crate::store::{ClientOptions, FileStore, ServerOptions, Store, StoreError, TcpStore};
 use crate::store::TcpStoreServer;
+use crate::store::{ClientOptions, FileStore, ServerOptions, Store, StoreError, TcpStore};
 use crate::{Error, Options, ProcessGroup, Result};
 
 /// The store connection of one rank, and the server when this rank hosts it.
@@ -82,6 +82,14 @@ impl ProcessGroup {
         ProcessGroup::from_launch_on(launch, &device, options)
     }
 
+    /// Why the group refuses new work, if it does: its own abort (a timeout, an
+    /// error, [`ProcessGroup::abort`]) or, for a group made by
+    /// [`ProcessGroup::from_env`], another rank's failure seen through the store
+    /// (`"rank 2 (pid 4711) failed: ..."`). Never blocks.
+    pub fn aborted(&self) -> Option<String> {
+        lock(&self.inner.refused).as_ref().map(|r| r.reason.clone())
+    }
+
     /// [`ProcessGroup::from_launch`] on a device of the caller's choice.
     ///
     /// # Errors
@@ -94,7 +102,8 @@ impl ProcessGroup {
     ) -> Result<ProcessGroup> {
         options.validate()?;
         let (rank, size) = (launch.rank(), launch.world_size());
-        let comm_id = device.driver() == DriverKind::Cuda && std::env::var_os("NCCL_COMM_ID").is_some();
+        let comm_id =
+            device.driver() == DriverKind::Cuda && std::env::var_os("NCCL_COMM_ID").is_some();
         let rdv = match &launch.rendezvous {
             Some(r) => Some(connect(launch, &r.value, &r.source, options.timeout)?),
             None if size == 1 || comm_id => None,
@@ -236,7 +245,10 @@ fn exchange_id(
         Err(e) => return Err(store_err(e)),
     }
     let Some(hex) = r.store.get(&id_key).map_err(store_err)? else {
-        return Err(missing_error("rank 0 joined without publishing the id", vec![0]));
+        return Err(missing_error(
+            "rank 0 joined without publishing the id",
+            vec![0],
+        ));
     };
     let text = String::from_utf8_lossy(&hex);
     Ok(UniqueId::from_hex(&text)?)

@@ -165,7 +165,7 @@ impl Shared {
             {
                 let stop = lock(&self.stop);
                 if *stop {
-                    return;
+                    return; // Link::drop publishes what is left
                 }
                 if lock(&self.own).is_none() {
                     let (stop, _) = self
@@ -177,7 +177,8 @@ impl Shared {
                     }
                 }
             }
-            if let Some((reason, dump)) = lock(&self.own).take() {
+            let own = lock(&self.own).take();
+            if let Some((reason, dump)) = own {
                 self.publish_own(reason, &dump);
                 self.close();
                 return;
@@ -229,7 +230,10 @@ impl Shared {
         match serde_json::to_vec(dump) {
             Ok(json) => {
                 if let Err(e) = self.store.set(&key, &json) {
-                    log::error!("rank {}: could not store its flight record: {e}", self.me.rank);
+                    log::error!(
+                        "rank {}: could not store its flight record: {e}",
+                        self.me.rank
+                    );
                 }
             }
             Err(e) => log::error!("rank {}: flight record: {e}", self.me.rank),
@@ -252,6 +256,12 @@ impl Drop for Link {
             if h.thread().id() != std::thread::current().id() {
                 let _ = h.join();
             }
+        }
+        // A failure of this rank's group not yet published (the group is dropped
+        // right after its failure, as a program that returns the error does).
+        let own = lock(&self.shared.own).take();
+        if let Some((reason, dump)) = own {
+            self.shared.publish_own(reason, &dump);
         }
         self.shared.close();
         if let Some(server) = self.server.take() {

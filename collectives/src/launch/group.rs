@@ -37,6 +37,9 @@ use crate::store::TcpStoreServer;
 use crate::store::{ClientOptions, FileStore, ServerOptions, Store, StoreError, TcpStore};
 use crate::{Error, Options, ProcessGroup, Result};
 
+/// How long one wait for the joining ranks lasts.
+const SLICE: Duration = Duration::from_millis(250);
+
 /// The store connection of one rank, and the server when this rank hosts it.
 struct Rendezvoused {
     store: Arc<dyn Store>,
@@ -233,16 +236,30 @@ fn exchange_id(
         missing,
         waited: start.elapsed(),
     };
-    match r.store.wait(&key_refs, options.timeout) {
-        Ok(()) => {}
-        Err(StoreError::Timeout { missing, .. }) => {
-            let ranks = missing
-                .iter()
-                .filter_map(|k| k.rsplit('/').next()?.parse().ok())
-                .collect();
-            return Err(missing_error("waiting for every rank to join", ranks));
+    // In slices, to know who is missing should the store go away meanwhile.
+    let mut missing: Vec<usize> = (0..size).collect();
+    loop {
+        let left = options.timeout.saturating_sub(start.elapsed());
+        match r.store.wait(&key_refs, left.min(SLICE)) {
+            Ok(()) => break,
+            Err(StoreError::Timeout { missing: keys, .. }) => {
+                missing = keys
+                    .iter()
+                    .filter_map(|k| k.rsplit('/').next()?.parse().ok())
+                    .collect();
+                if left <= SLICE {
+                    return Err(missing_error("waiting for every rank to join", missing));
+                }
+            }
+            Err(StoreError::Closed { .. }) if rank != 0 => {
+                return Err(missing_error(
+                    "the store closed while this rank waited for every rank to join (its \
+                     host, rank 0, gave up or exited)",
+                    missing,
+                ));
+            }
+            Err(e) => return Err(store_err(e)),
         }
-        Err(e) => return Err(store_err(e)),
     }
     let Some(hex) = r.store.get(&id_key).map_err(store_err)? else {
         return Err(missing_error(

@@ -311,6 +311,12 @@ fn a_rank_that_never_issues_is_named_in_the_report() {
         // The group's timeout is 2 s.
         assert!(at - issued < 3000, "rank {rank}: {}", at - issued);
     }
+    // The summary names the rank whose timeout was published first.
+    let summary = err.lines().last().unwrap();
+    assert!(
+        summary.contains("first failure published: rank ") && summary.contains("timed out"),
+        "{summary}"
+    );
     let report: Vec<&str> = err
         .lines()
         .filter(|l| l.starts_with("nccl-run: hang report: "))

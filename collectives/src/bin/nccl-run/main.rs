@@ -167,7 +167,7 @@ fn supervise(a: &args::Args, ranks: &mut [Rank], store: &TcpStore, start: Instan
     let mut first_failure: Option<(usize, std::process::ExitStatus)> = None;
     let mut stopping: Option<Stopping> = None;
     let mut timed_out = false;
-    let mut failure_seen = false;
+    let mut published: Option<JobFailure> = None;
     let mut interrupted = None;
     while ranks.iter().any(|r| r.status.is_none()) {
         if let Some(sig) = procs::take_signal() {
@@ -217,10 +217,9 @@ fn supervise(a: &args::Args, ranks: &mut [Rank], store: &TcpStore, start: Instan
                 }
             }
         }
-        if !failure_seen {
+        if published.is_none() {
             if let Ok(Some(bytes)) = store.get(FAILED_KEY) {
-                failure_seen = true;
-                report_failure(store, &bytes);
+                published = report_failure(store, &bytes);
             }
         }
         if let Some(limit) = a.timeout {
@@ -257,21 +256,28 @@ fn supervise(a: &args::Args, ranks: &mut [Rank], store: &TcpStore, start: Instan
         std::thread::sleep(Duration::from_millis(20));
     }
     // The key may have been set just before the last rank ended.
-    if !failure_seen {
+    if published.is_none() {
         if let Ok(Some(bytes)) = store.get(FAILED_KEY) {
-            report_failure(store, &bytes);
+            published = report_failure(store, &bytes);
         }
     }
-    summary(ranks, first_failure, timed_out, interrupted, start)
+    summary(
+        ranks,
+        published,
+        first_failure,
+        timed_out,
+        interrupted,
+        start,
+    )
 }
 
 /// Prints the first failure and the merged hang report of the ranks' flight records.
-fn report_failure(store: &TcpStore, bytes: &[u8]) {
+fn report_failure(store: &TcpStore, bytes: &[u8]) -> Option<JobFailure> {
     let failure = match JobFailure::parse(bytes) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("nccl-run: a rank published a failure that does not parse: {e}");
-            return;
+            return None;
         }
     };
     eprintln!(
@@ -289,7 +295,7 @@ fn report_failure(store: &TcpStore, bytes: &[u8]) {
         .filter_map(|b| serde_json::from_slice(&b).ok())
         .collect();
     if dumps.is_empty() {
-        return;
+        return Some(failure);
     }
     let lines = hang_report(&dumps);
     if lines.is_empty() {
@@ -301,11 +307,13 @@ fn report_failure(store: &TcpStore, bytes: &[u8]) {
     for l in lines {
         eprintln!("nccl-run: hang report: {l}");
     }
+    Some(failure)
 }
 
 /// The summary line; returns the exit code.
 fn summary(
     ranks: &[Rank],
+    published: Option<JobFailure>,
     first_failure: Option<(usize, std::process::ExitStatus)>,
     timed_out: bool,
     interrupted: Option<i32>,
@@ -314,29 +322,28 @@ fn summary(
     let n = ranks.len();
     let secs = start.elapsed().as_secs_f64();
     if let Some((rank, status)) = first_failure {
-        let stopped: Vec<String> = ranks
-            .iter()
-            .filter(|r| r.stopped)
-            .map(|r| r.rank.to_string())
-            .collect();
-        let failed_too: Vec<String> = ranks
-            .iter()
-            .filter(|r| !r.stopped && !r.succeeded() && r.rank != rank)
-            .map(|r| r.rank.to_string())
-            .collect();
-        eprintln!(
-            "nccl-run: {n} ranks, {secs:.1} s: rank {rank} failed first ({}){}{}",
-            procs::describe(status),
-            if failed_too.is_empty() {
-                String::new()
-            } else {
-                format!("; ranks {} failed after it", failed_too.join(","))
-            },
-            if stopped.is_empty() {
-                String::new()
-            } else {
-                format!("; ranks {} stopped by nccl-run", stopped.join(","))
+        let list = |pick: &dyn Fn(&Rank) -> bool| -> Option<String> {
+            let rs: Vec<String> = ranks
+                .iter()
+                .filter(|r| pick(r))
+                .map(|r| r.rank.to_string())
+                .collect();
+            match rs.len() {
+                0 => None,
+                1 => Some(format!("rank {}", rs[0])),
+                _ => Some(format!("ranks {}", rs.join(","))),
             }
+        };
+        let failed_too = list(&|r| !r.stopped && !r.succeeded() && r.rank != rank);
+        let stopped = list(&|r| r.stopped);
+        let cause =
+            published.map(|f| format!("; first failure published: rank {} ({})", f.rank, f.reason));
+        eprintln!(
+            "nccl-run: {n} ranks, {secs:.1} s: rank {rank} failed first ({}){}{}{}",
+            procs::describe(status),
+            failed_too.map_or(String::new(), |r| format!("; {r} failed after it")),
+            stopped.map_or(String::new(), |r| format!("; {r} stopped by nccl-run")),
+            cause.unwrap_or_default(),
         );
         return procs::exit_code(status);
     }

@@ -75,12 +75,16 @@ mod device;
 mod error;
 mod group;
 mod link;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod read;
 pub mod slurm;
 mod source;
 
 pub use error::LaunchError;
 pub use link::{FAILED_KEY, HOST_GRACE, JobFailure, dump_key};
+#[cfg(feature = "mpi")]
+pub use mpi::launch_of as mpi_launch;
 pub use source::{Overrides, Rendezvous, Source, Sourced, Var};
 
 use std::fmt;

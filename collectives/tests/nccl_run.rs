@@ -79,10 +79,10 @@ fn child() {
     };
     let launch = Launch::from_env().unwrap();
     let (rank, size) = (launch.rank(), launch.world_size());
-    let timeout = if scenario == "missing" {
-        Duration::from_secs(2)
-    } else {
-        LONG
+    let timeout = match scenario.as_str() {
+        "missing" => Duration::from_secs(2),
+        "timeout-publishes" if rank == 2 => Duration::from_secs(1),
+        _ => LONG,
     };
     let pg = ProcessGroup::from_launch(&launch, Options::new().timeout(timeout)).unwrap();
     println!("@@ device {}", pg.device().ordinal());
@@ -111,6 +111,27 @@ fn child() {
                     println!("@@ error at {}: {reason}", now_ms());
                     let err = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap_err();
                     println!("@@ refused: {err}");
+                    drop(pg);
+                    std::process::exit(1);
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        "timeout-publishes" => {
+            // Rank 2 issues an all-reduce nobody else does; its watchdog times it out
+            // after 1 s. The others have nothing in flight: only the store tells them.
+            let mut x = DeviceBuffer::from_slice(&s, &[rank as i64; 4]).unwrap();
+            if rank == 2 {
+                let work = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+                let err = work.wait_host(LONG).unwrap_err();
+                println!("@@ timed out at {}: {err}", now_ms());
+                drop((work, pg));
+                std::process::exit(1);
+            }
+            let start = Instant::now();
+            while start.elapsed() < LONG {
+                if let Some(reason) = pg.aborted() {
+                    println!("@@ error at {}: {reason}", now_ms());
                     drop(pg);
                     std::process::exit(1);
                 }
@@ -328,4 +349,31 @@ fn a_rank_that_never_issues_is_named_in_the_report() {
             && l.contains("nccl_run.rs:")),
         "{err}"
     );
+}
+
+#[test]
+fn a_rank_whose_watchdog_times_out_aborts_the_others_within_a_second() {
+    let (out, _) = nccl_run(&["-n", "4", "--grace", "5"], "timeout-publishes");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let by_rank = reports(&out);
+    let t = field(&by_rank[&2], "timed out at ").unwrap();
+    let (at, text) = t.split_once(": ").unwrap();
+    assert!(text.contains("timed out"), "{text}");
+    let timed_out: u128 = at.parse().unwrap();
+    for rank in [0, 1, 3] {
+        let lines = &by_rank[&rank];
+        let e = field(lines, "error at ").unwrap_or_else(|| panic!("rank {rank}: {lines:?}"));
+        let (at, text) = e.split_once(": ").unwrap();
+        let after = at.parse::<u128>().unwrap().saturating_sub(timed_out);
+        eprintln!("rank {rank} saw rank 2's timeout after {after} ms: {text}");
+        assert!(after < 1000, "rank {rank} took {after} ms: {text}");
+        assert!(
+            text.contains("rank 2 (pid ")
+                && text.contains("all_reduce #1")
+                && text.contains("timed out"),
+            "rank {rank}: {text}"
+        );
+    }
+    assert!(err.contains("nccl-run: rank 2 (pid "), "{err}");
 }

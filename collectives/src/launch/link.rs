@@ -8,10 +8,10 @@
 //!   for the case its connection drops without an orderly close: a killed, crashed or
 //!   early-exiting process is published by the server itself.
 //! - A thread per group reads the key every watchdog interval (100 ms by default).
-//!   When another rank's failure appears, it takes this rank's flight record, aborts
-//!   the group with a reason naming that rank (pending works fail with it, new ones
-//!   are refused), and writes the record to the store, so that `nccl-run` can print
-//!   one hang report for the job.
+//!   When another rank's failure appears, it takes this rank's flight record, writes
+//!   it to the store (so that `nccl-run` can print one hang report for the job),
+//!   closes its connection, and then aborts the group with a reason naming that rank
+//!   (pending works fail with it, new ones are refused).
 //! - A rank that has published or seen a failure closes its connection in an orderly
 //!   way, so that its own exit later does not overwrite the culprit. Dropping the
 //!   group closes it too; the rank hosting the store keeps serving until the other
@@ -191,14 +191,19 @@ impl Shared {
                         Ok(f) => format!("rank {} (pid {}) failed: {}", f.rank, f.pid, f.reason),
                         Err(e) => format!("a rank failed ({e})"),
                     };
-                    if let Some(inner) = group.upgrade() {
-                        let dump = inner.snapshot(&format!("another rank failed: {other}"));
-                        inner.dump(&format!("another rank failed: {other}"));
-                        inner.abort_group(&other);
-                        drop(inner);
-                        self.put_dump(&dump);
-                    }
+                    let Some(inner) = group.upgrade() else {
+                        self.close();
+                        return;
+                    };
+                    // The record is taken before the abort changes it, and written,
+                    // and this rank's disconnect record withdrawn, before the abort
+                    // wakes the program (which may exit at once).
+                    let why = format!("another rank failed: {other}");
+                    let dump = inner.snapshot(&why);
+                    self.put_dump(&dump);
                     self.close();
+                    inner.dump(&why);
+                    inner.abort_group(&other);
                     return;
                 }
                 Err(e) => {

@@ -117,6 +117,10 @@ fn child() {
                 std::thread::sleep(Duration::from_millis(5));
             }
         }
+        "sleep" => {
+            println!("@@ sleeping");
+            std::thread::sleep(LONG);
+        }
         "timeout-publishes" => {
             // Rank 2 issues an all-reduce nobody else does; its watchdog times it out
             // after 1 s. The others have nothing in flight: only the store tells them.
@@ -376,4 +380,52 @@ fn a_rank_whose_watchdog_times_out_aborts_the_others_within_a_second() {
         );
     }
     assert!(err.contains("nccl-run: rank 2 (pid "), "{err}");
+}
+
+#[test]
+fn the_job_timeout_stops_every_rank_with_status_124() {
+    let (out, took) = nccl_run(&["-n", "2", "--timeout", "3"], "sleep");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(124), "{err}");
+    assert!(err.contains("--timeout 3.0 s reached"), "{err}");
+    assert!(
+        err.contains("2 ranks") && err.contains("stopped by --timeout"),
+        "{err}"
+    );
+    // The ranks sleep for a minute unless stopped.
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+}
+
+#[test]
+fn sigterm_is_forwarded_to_every_rank() {
+    let exe = std::env::current_exe().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_nccl-run"))
+        .args(["-n", "2", "--driver", "sim", "--tag-output", "--"])
+        .arg(exe)
+        .args([
+            "--ignored",
+            "--exact",
+            "child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(SCENARIO, "sleep")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    let pid = i32::try_from(child.id()).unwrap();
+    let start = Instant::now();
+    // SAFETY: kill(2) has no memory effects; the pid is our child's.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(128 + 15), "{err}");
+    assert!(
+        err.contains("SIGTERM received, forwarding to every rank"),
+        "{err}"
+    );
+    assert!(err.contains("stopped by SIGTERM"), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(30));
 }

@@ -79,7 +79,9 @@ pub(crate) struct Refusal {
 /// `launch::link`): called once, when the group aborts, with the reason and the flight
 /// record taken then. Must not block (it hands the work to a thread of its own).
 pub(crate) trait FailureSink: Send + Sync {
-    fn failed(&self, rank: usize, reason: &str, dump: Dump);
+    /// `timeout`: the failure is this rank's own timeout (a root cause), not an error
+    /// that may have come from another rank's failure.
+    fn failed(&self, reason: &str, dump: Dump, timeout: bool);
 }
 
 /// The thread issuing an operation right now, and where.
@@ -259,7 +261,7 @@ impl Inner {
         }
         if first_abort {
             if let Some(sink) = self.sink.get() {
-                sink.failed(self.rank, &err.to_string(), self.snapshot(why));
+                sink.failed(&err.to_string(), self.snapshot(why), timeout);
             }
             self.fail_pending(&err.to_string());
             let abort = self.abort.clone();

@@ -79,6 +79,26 @@ fn child() {
     };
     let launch = Launch::from_env().unwrap();
     let (rank, size) = (launch.rank(), launch.world_size());
+    if scenario == "multi-node" {
+        // Two "nodes" on one host would map their local ranks to the same sim
+        // devices, which one group refuses: here each rank takes the device of its
+        // global rank.
+        let dev = nccl_safe::Device::sim(rank).unwrap();
+        let pg = ProcessGroup::from_launch_on(&launch, &dev, Options::new().timeout(LONG)).unwrap();
+        let s = Stream::new(&dev).unwrap();
+        let mut x = DeviceBuffer::from_slice(&s, &[rank as i64 + 1; 2]).unwrap();
+        pg.all_reduce(&mut x, ReduceOp::Sum)
+            .unwrap()
+            .wait_host(LONG)
+            .unwrap();
+        println!(
+            "@@ node {} local {} sum {}",
+            launch.node().unwrap(),
+            launch.local_rank(),
+            x.to_vec(&s).unwrap()[0]
+        );
+        return;
+    }
     let timeout = match scenario.as_str() {
         "missing" => Duration::from_secs(2),
         "timeout-publishes" if rank == 2 => Duration::from_secs(1),
@@ -428,4 +448,58 @@ fn sigterm_is_forwarded_to_every_rank() {
     );
     assert!(err.contains("stopped by SIGTERM"), "{err}");
     assert!(start.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn two_nodes_meet_at_the_master_address() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let exe = std::env::current_exe().unwrap();
+    let master = format!("127.0.0.1:{port}");
+    let node = |k: &str| {
+        Command::new(env!("CARGO_BIN_EXE_nccl-run"))
+            .args([
+                "-n",
+                "2",
+                "--nnodes",
+                "2",
+                "--node-rank",
+                k,
+                "--master",
+                &master,
+            ])
+            .args(["--driver", "sim", "--tag-output", "--"])
+            .arg(&exe)
+            .args([
+                "--ignored",
+                "--exact",
+                "child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(SCENARIO, "multi-node")
+            .env("NCCL_RS_STORE_TOKEN", "two-node-secret")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (n0, n1) = (node("0"), node("1"));
+    let (o1, o0) = (
+        n1.wait_with_output().unwrap(),
+        n0.wait_with_output().unwrap(),
+    );
+    for (k, out) in [(0, &o0), (1, &o1)] {
+        assert!(out.status.success(), "node {k}: {}", stderr(out));
+        let by_rank = reports(out);
+        let ranks: Vec<usize> = by_rank.keys().copied().collect();
+        assert_eq!(ranks, [2 * k, 2 * k + 1], "node {k}");
+        for (rank, lines) in by_rank {
+            let want = format!("node {k} local {} sum 10", rank - 2 * k);
+            assert_eq!(lines, [want], "rank {rank}");
+        }
+    }
 }

@@ -4,7 +4,8 @@
 //! - The job has one failure key, [`FAILED_KEY`]: its value is a [`JobFailure`] in
 //!   JSON. The first rank whose group aborts (timeout, asynchronous error, mismatch)
 //!   sets it with compare-and-set, after writing its flight record to
-//!   [`dump_key`]. With a TCP store, each rank also registers the key with the server
+//!   [`dump_key`]; a failure other than a timeout waits 200 ms first, as it may be
+//!   the echo of another rank's abort (whose own record should win). With a TCP store, each rank also registers the key with the server
 //!   for the case its connection drops without an orderly close: a killed, crashed or
 //!   early-exiting process is published by the server itself.
 //! - A thread per group reads the key every watchdog interval (100 ms by default).
@@ -30,6 +31,9 @@ use serde::{Deserialize, Serialize};
 use crate::recorder::Dump;
 use crate::state::{FailureSink, Inner, lock};
 use crate::store::{Store, TcpStore, TcpStoreServer};
+
+/// How long a failure other than a timeout waits before it is published.
+const ECHO_DELAY: Duration = Duration::from_millis(200);
 
 /// The job-wide key holding the first failure, a [`JobFailure`] in JSON.
 pub const FAILED_KEY: &str = "nccl-rs/failed";
@@ -84,7 +88,7 @@ struct Shared {
     me: JobFailure,
     interval: Duration,
     /// This rank's own failure to publish, once.
-    own: Mutex<Option<(String, Dump)>>,
+    own: Mutex<Option<(String, Dump, bool)>>,
     stop: Mutex<bool>,
     wake: Condvar,
 }
@@ -151,8 +155,8 @@ impl Link {
 }
 
 impl FailureSink for Link {
-    fn failed(&self, _rank: usize, reason: &str, dump: Dump) {
-        *lock(&self.shared.own) = Some((reason.to_string(), dump));
+    fn failed(&self, reason: &str, dump: Dump, timeout: bool) {
+        *lock(&self.shared.own) = Some((reason.to_string(), dump, timeout));
         let _s = lock(&self.shared.stop);
         self.shared.wake.notify_all();
     }
@@ -178,8 +182,8 @@ impl Shared {
                 }
             }
             let own = lock(&self.own).take();
-            if let Some((reason, dump)) = own {
-                self.publish_own(reason, &dump);
+            if let Some((reason, dump, timeout)) = own {
+                self.publish_own(reason, &dump, timeout);
                 self.close();
                 return;
             }
@@ -219,8 +223,15 @@ impl Shared {
         }
     }
 
-    fn publish_own(&self, reason: String, dump: &Dump) {
+    /// Writes this rank's record, then sets the failure key unless a failure is
+    /// there already. A failure that is not this rank's own timeout may be the echo
+    /// of another rank's (an abort seen as a remote error): it waits
+    /// [`ECHO_DELAY`] first, so that the root cause, published at once, wins.
+    fn publish_own(&self, reason: String, dump: &Dump, timeout: bool) {
         self.put_dump(dump);
+        if !timeout {
+            std::thread::sleep(ECHO_DELAY);
+        }
         let record = JobFailure {
             reason,
             ..self.me.clone()
@@ -265,8 +276,8 @@ impl Drop for Link {
         // A failure of this rank's group not yet published (the group is dropped
         // right after its failure, as a program that returns the error does).
         let own = lock(&self.shared.own).take();
-        if let Some((reason, dump)) = own {
-            self.shared.publish_own(reason, &dump);
+        if let Some((reason, dump, timeout)) = own {
+            self.shared.publish_own(reason, &dump, timeout);
         }
         self.shared.close();
         if let Some(server) = self.server.take() {

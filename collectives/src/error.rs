@@ -136,6 +136,59 @@ pub enum Error {
         /// How long the call waited for room.
         waited: Duration,
     },
+    /// The launcher's environment is missing, partial or contradictory.
+    #[error(transparent)]
+    Launch(#[from] crate::launch::LaunchError),
+    /// The rendezvous store failed (connect, I/O, protocol, token).
+    #[error("rendezvous store {addr}: {error}")]
+    Store {
+        /// The store's address (`tcp://host:port` or `file:///path`).
+        addr: String,
+        /// What the store said.
+        error: crate::store::StoreError,
+    },
+    /// Ranks did not arrive at the rendezvous in time.
+    #[error(
+        "rendezvous at {addr} (group {group}, rank {rank}): {what} after {waited:?}; missing ranks {missing:?}"
+    )]
+    Rendezvous {
+        /// The store's address.
+        addr: String,
+        /// Group name.
+        group: String,
+        /// This rank.
+        rank: usize,
+        /// What was waited for.
+        what: String,
+        /// The ranks that never arrived.
+        missing: Vec<usize>,
+        /// How long this rank waited.
+        waited: Duration,
+    },
+    /// A job of several ranks with no rendezvous address.
+    #[error(
+        "no rendezvous address for {launch}: set NCCL_RS_STORE (tcp://host:port or \
+         file:///path), or MASTER_ADDR and MASTER_PORT"
+    )]
+    NoRendezvous {
+        /// The launch as read (values and their sources).
+        launch: String,
+    },
+    /// A process has more local ranks than its node has devices.
+    #[error(
+        "{local_world_size} local ranks but only {devices} {driver} devices on this node \
+         (local rank {local_rank}); start at most one rank per device"
+    )]
+    TooFewDevices {
+        /// Ranks on this node.
+        local_world_size: usize,
+        /// Devices visible to this process.
+        devices: usize,
+        /// The driver.
+        driver: nccl_safe::DriverKind,
+        /// This process's local rank.
+        local_rank: usize,
+    },
 }
 
 /// What the collectives layer returns.

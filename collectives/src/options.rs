@@ -35,6 +35,7 @@ pub struct Options {
     pub(crate) watchdog_interval: Duration,
     pub(crate) dump_dir: Option<PathBuf>,
     pub(crate) recorder_capacity: usize,
+    pub(crate) propagate_failures: bool,
 }
 
 /// Builder methods that set one field of [`Options`].
@@ -72,6 +73,7 @@ impl Options {
             watchdog_interval: Duration::from_millis(100),
             dump_dir: std::env::var_os("NCCL_RS_TRACE_DIR").map(PathBuf::from),
             recorder_capacity: 2000,
+            propagate_failures: true,
         }
     }
 
@@ -98,6 +100,10 @@ impl Options {
         watchdog_interval: Duration;
         /// Entries the flight recorder keeps (pending ones are never evicted).
         recorder_capacity: usize;
+        /// For groups made by `ProcessGroup::from_env` (default on): publish this
+        /// rank's abort through the job's store, and abort when another rank publishes
+        /// one or its process dies. Off: each rank waits for its own timeout.
+        propagate_failures: bool;
     }
 
     /// How many operations may be in flight before a new call waits for room (at most

@@ -164,6 +164,7 @@ impl ProcessGroup {
             last_issuer: Mutex::new(None),
             peers_key,
             watched: AtomicBool::new(false),
+            sink: std::sync::OnceLock::new(),
         });
         inner.register();
         let watchdog = Watchdog::start(&inner);

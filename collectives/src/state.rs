@@ -111,6 +111,15 @@ pub(crate) struct Refusal {
     pub(crate) reason: String,
 }
 
+/// Where a group reports its own failure beyond this process (the job's store, see
+/// `launch::link`): called once, when the group aborts, with the reason and the flight
+/// record taken then. Must not block (it hands the work to a thread of its own).
+pub(crate) trait FailureSink: Send + Sync {
+    /// `timeout`: the failure is this rank's own timeout (a root cause), not an error
+    /// that may have come from another rank's failure.
+    fn failed(&self, reason: &str, dump: Dump, timeout: bool);
+}
+
 /// The thread issuing an operation right now, and where.
 pub(crate) struct Caller {
     pub(crate) thread: ThreadId,
@@ -141,6 +150,8 @@ pub(crate) struct Inner {
     pub(crate) peers_key: Option<[u8; 128]>,
     /// Whether the watchdog runs (it notices remote failures; futures rely on it).
     pub(crate) watched: AtomicBool,
+    /// Tells the job's other processes when this group aborts (set by `from_env`).
+    pub(crate) sink: OnceLock<Box<dyn FailureSink>>,
 }
 
 type Registry = Mutex<HashMap<[u8; 128], Vec<Weak<Inner>>>>;
@@ -288,6 +299,9 @@ impl Inner {
             w.settle(Outcome::Failed(err.clone()));
         }
         if first_abort {
+            if let Some(sink) = self.sink.get() {
+                sink.failed(&err.to_string(), self.snapshot(why), timeout);
+            }
             self.fail_pending(&err.to_string());
             let abort = self.abort.clone();
             let name = self.options.name.clone();

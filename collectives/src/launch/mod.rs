@@ -62,13 +62,29 @@
 //! `MASTER_PORT`; under Slurm, the first host of the node list with the port
 //! [`slurm::rendezvous_port`] derives from `SLURM_JOB_ID` and `SLURM_STEP_ID`. The
 //! job token is [`Overrides::token`] or `NCCL_RS_STORE_TOKEN`; it is never printed.
+//!
+//! # From a launch to a group
+//!
+//! [`Launch::device`] maps the local rank to a device (`device.rs`);
+//! [`ProcessGroup::from_env`](crate::ProcessGroup::from_env) meets the other ranks in
+//! the store, exchanges the unique id and creates the group (`group.rs`), and links it
+//! to the store so that one rank's failure aborts every rank's group within a second
+//! (`link.rs`: [`FAILED_KEY`], [`JobFailure`]).
 
+mod device;
 mod error;
+mod group;
+mod link;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod read;
 pub mod slurm;
 mod source;
 
 pub use error::LaunchError;
+pub use link::{FAILED_KEY, HOST_GRACE, JobFailure, dump_key};
+#[cfg(feature = "mpi")]
+pub use mpi::launch_of as mpi_launch;
 pub use source::{Overrides, Rendezvous, Source, Sourced, Var};
 
 use std::fmt;

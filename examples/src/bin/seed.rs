@@ -13,14 +13,17 @@
 //! collective, as frameworks do: rank 0 is then blocked in its "asynchronous" call for
 //! the whole sleep.
 //!
-//! Usage: `seed [--sleep SECONDS] [--lazy-init]`. Runs on two GPUs when there are two,
-//! else on the sim driver (it says which).
+//! Usage: `seed [--sleep SECONDS] [--lazy-init]`. Started by a launcher (`nccl-run -n
+//! 2`, `srun -n 2`, `mpirun -n 2`, torchrun-style variables), each process is one
+//! rank and the group comes from `ProcessGroup::from_env`; times are then counted
+//! from each process's start. Started alone, it runs both ranks as threads, on two
+//! GPUs when there are two, else on the sim driver (it says which).
 
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use collectives::{Options, ProcessGroup};
+use collectives::{Launch, Options, ProcessGroup};
 use nccl_safe::{Device, DeviceBuffer, DriverKind, ReduceOp, Stream, UniqueId};
 
 struct Args {
@@ -90,6 +93,9 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
+    if let Ok(launch) = Launch::from_env() {
+        return run_launched(&launch, &args);
+    }
     let kind = driver();
     let id = match kind {
         DriverKind::Cuda => match UniqueId::new() {
@@ -139,6 +145,30 @@ fn main() -> std::process::ExitCode {
     }
 }
 
+/// One rank per process, as a launcher started it.
+fn run_launched(launch: &Launch, args: &Args) -> std::process::ExitCode {
+    let start = Instant::now();
+    let rank = launch.rank();
+    println!("[rank {rank}] {launch}");
+    let result = launch.device().and_then(|dev| {
+        let make = || ProcessGroup::from_launch_on(launch, &dev, options(args));
+        run_rank(rank, &dev, make, args, start)
+    });
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rank {rank}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn options(args: &Args) -> Options {
+    Options::new()
+        .name("seed")
+        .timeout(args.sleep * 4 + Duration::from_secs(30))
+}
+
 fn run(
     rank: usize,
     kind: DriverKind,
@@ -146,19 +176,29 @@ fn run(
     args: &Args,
     start: Instant,
 ) -> collectives::Result<()> {
-    let say = |msg: &str| println!("[rank {rank} +{:>5} ms] {msg}", start.elapsed().as_millis());
     let dev = Device::with_driver(kind, rank)?;
-    let options = Options::new()
-        .name("seed")
-        .timeout(args.sleep * 4 + Duration::from_secs(30));
+    let make = || ProcessGroup::new(&dev, rank, 2, &id, options(args));
+    run_rank(rank, &dev, make, args, start)
+}
+
+/// The scenario on one rank; `make` creates the group (up front, or inside the first
+/// collective with `--lazy-init`).
+fn run_rank(
+    rank: usize,
+    dev: &Device,
+    make: impl Fn() -> collectives::Result<ProcessGroup>,
+    args: &Args,
+    start: Instant,
+) -> collectives::Result<()> {
+    let say = |msg: &str| println!("[rank {rank} +{:>5} ms] {msg}", start.elapsed().as_millis());
     let make_group = || -> collectives::Result<ProcessGroup> {
         say("creating the process group (init waits for every rank)");
-        let pg = ProcessGroup::new(&dev, rank, 2, &id, options.clone())?;
+        let pg = make()?;
         say("process group ready");
         Ok(pg)
     };
     let mut pg = if args.lazy { None } else { Some(make_group()?) };
-    let compute = Stream::new(&dev)?;
+    let compute = Stream::new(dev)?;
     let mut x = DeviceBuffer::from_slice(&compute, &[rank as f32; 4])?;
     if rank == 1 {
         say(&format!("sleeping {:.1} s", args.sleep.as_secs_f64()));

@@ -1,0 +1,363 @@
+//! nccl-run: starts the ranks of a job on this node and supervises them.
+//!
+//! - Hosts the job's TCP store (node 0; on an ephemeral port of 127.0.0.1 for a
+//!   single node, on every interface at `--master`'s port for several), with a
+//!   random job token (or `NCCL_RS_STORE_TOKEN` when set, which every node must then
+//!   share).
+//! - Gives each rank the `NCCL_RS_*` variables ([`collectives::Launch`]'s `nccl-run`
+//!   convention), `NCCL_RUNTIME_CONNECT=0` unless set, `--driver` as
+//!   `NCCL_RS_DRIVER`, and on the sim enough devices (`NCCL_RS_SIM_DEVICES`).
+//! - Watches the store's failure key: the first failure is printed at once with the
+//!   merged hang report of the flight records the ranks wrote to the store.
+//! - Forwards SIGINT/SIGTERM; when a rank fails, stops the others after `--grace`;
+//!   exits with the first failure's status (128 + signal for a killed rank) and
+//!   prints one summary line.
+
+mod args;
+mod procs;
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use collectives::launch::{FAILED_KEY, JobFailure, dump_key};
+use collectives::store::{ClientOptions, ServerOptions, Store, TcpStore, TcpStoreServer};
+use collectives::{Dump, hang_report};
+use procs::Rank;
+
+/// How long nccl-run waits for the ranks' flight records after a failure.
+const DUMP_WAIT: Duration = Duration::from_secs(3);
+/// Between SIGTERM and SIGKILL when stopping ranks.
+const KILL_AFTER: Duration = Duration::from_secs(2);
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let args = match args::parse(&argv) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            println!("{}", args::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("nccl-run: {e}\n\n{}", args::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    match run(&args) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("nccl-run: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A random token: 16 bytes of the kernel's randomness, in hex.
+fn random_token() -> Result<String, String> {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| format!("cannot read /dev/urandom for the job token: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn run(a: &args::Args) -> Result<u8, String> {
+    let token = match std::env::var("NCCL_RS_STORE_TOKEN") {
+        Ok(t) if !t.is_empty() => Some(t),
+        _ if a.nnodes == 1 => Some(random_token()?),
+        _ => {
+            eprintln!(
+                "nccl-run: warning: several nodes and no NCCL_RS_STORE_TOKEN: the store \
+                 accepts any client"
+            );
+            None
+        }
+    };
+    let (bind, connect_host, port) = match &a.master {
+        Some((host, port)) => ("0.0.0.0".to_string(), host.clone(), *port),
+        None => ("127.0.0.1".to_string(), "127.0.0.1".to_string(), 0),
+    };
+    let server = if a.node_rank == 0 {
+        let mut opts = ServerOptions::new();
+        if let Some(t) = &token {
+            opts = opts.token(t);
+        }
+        let s = TcpStoreServer::bind(&format!("{bind}:{port}"), opts)
+            .map_err(|e| format!("cannot host the store at {bind}:{port}: {e}"))?;
+        Some(s)
+    } else {
+        None
+    };
+    let port = server.as_ref().map_or(port, |s| s.local_addr().port());
+    let addr = if connect_host.contains(':') {
+        format!("[{connect_host}]:{port}")
+    } else {
+        format!("{connect_host}:{port}")
+    };
+    let mut copts = ClientOptions::new().connect_timeout(Duration::from_secs(60));
+    if let Some(t) = &token {
+        copts = copts.token(t);
+    }
+    let store =
+        TcpStore::connect(&addr, copts).map_err(|e| format!("cannot reach the store: {e}"))?;
+
+    let world = a.nproc * a.nnodes;
+    let mut common: Vec<(String, String)> = vec![
+        ("NCCL_RS_WORLD_SIZE".into(), world.to_string()),
+        ("NCCL_RS_LOCAL_WORLD_SIZE".into(), a.nproc.to_string()),
+        ("NCCL_RS_NODE_RANK".into(), a.node_rank.to_string()),
+        ("NCCL_RS_NNODES".into(), a.nnodes.to_string()),
+        ("NCCL_RS_STORE".into(), format!("tcp://{addr}")),
+    ];
+    if let Some(t) = &token {
+        common.push(("NCCL_RS_STORE_TOKEN".into(), t.clone()));
+    }
+    if std::env::var_os("NCCL_RUNTIME_CONNECT").is_none() {
+        common.push(("NCCL_RUNTIME_CONNECT".into(), "0".into()));
+    }
+    if let Some(d) = &a.driver {
+        common.push(("NCCL_RS_DRIVER".into(), d.clone()));
+    }
+    let sim_devices = std::env::var("NCCL_RS_SIM_DEVICES")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(8);
+    if a.nproc > sim_devices {
+        common.push(("NCCL_RS_SIM_DEVICES".into(), a.nproc.min(64).to_string()));
+    }
+
+    procs::catch_signals();
+    let start = Instant::now();
+    let mut ranks = Vec::new();
+    for local in 0..a.nproc {
+        let rank = a.node_rank * a.nproc + local;
+        let mut env = common.clone();
+        env.push(("NCCL_RS_RANK".into(), rank.to_string()));
+        env.push(("NCCL_RS_LOCAL_RANK".into(), local.to_string()));
+        match Rank::spawn(&a.program, rank, &env, a.tag_output) {
+            Ok(r) => ranks.push(r),
+            Err(e) => {
+                for r in &ranks {
+                    r.signal(libc::SIGKILL);
+                }
+                return Err(e);
+            }
+        }
+    }
+    let code = supervise(a, &mut ranks, &store, start);
+    let _ = store.close();
+    if let Some(server) = server {
+        // Other nodes' launchers and ranks may still be finishing.
+        let t = Instant::now();
+        while server.connections() > 0 && t.elapsed() < a.grace {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    Ok(code)
+}
+
+/// Why ranks are being stopped, and since when.
+struct Stopping {
+    since: Instant,
+    termed: bool,
+    killed: bool,
+}
+
+fn supervise(a: &args::Args, ranks: &mut [Rank], store: &TcpStore, start: Instant) -> u8 {
+    let mut first_failure: Option<(usize, std::process::ExitStatus)> = None;
+    let mut stopping: Option<Stopping> = None;
+    let mut timed_out = false;
+    let mut published: Option<JobFailure> = None;
+    let mut interrupted = None;
+    while ranks.iter().any(|r| r.status.is_none()) {
+        if let Some(sig) = procs::take_signal() {
+            eprintln!(
+                "nccl-run: {} received, forwarding to every rank",
+                procs::signal_name(sig)
+            );
+            for r in ranks.iter_mut() {
+                r.stopped = true;
+                r.signal(sig);
+            }
+            interrupted = Some(sig);
+            stopping.get_or_insert(Stopping {
+                since: Instant::now(),
+                termed: true,
+                killed: false,
+            });
+        }
+        // Of the ranks seen ending in one look, one killed by a signal is taken as the
+        // first failure (the others most likely failed because of it).
+        let mut ended: Vec<(usize, std::process::ExitStatus)> = Vec::new();
+        for r in ranks.iter_mut() {
+            if r.poll() {
+                let (status, _) = r.status.expect("just seen");
+                if !status.success() && !r.stopped {
+                    ended.push((r.rank, status));
+                }
+            }
+        }
+        ended.sort_by_key(|(_, s)| s.code().is_some());
+        if first_failure.is_none() {
+            if let Some(&(rank, status)) = ended.first() {
+                {
+                    first_failure = Some((rank, status));
+                    eprintln!(
+                        "nccl-run: rank {} {} after {:.1} s; stopping the others in {:.1} s",
+                        rank,
+                        procs::describe(status),
+                        start.elapsed().as_secs_f64(),
+                        a.grace.as_secs_f64()
+                    );
+                    stopping.get_or_insert(Stopping {
+                        since: Instant::now() + a.grace,
+                        termed: false,
+                        killed: false,
+                    });
+                }
+            }
+        }
+        if published.is_none() {
+            if let Ok(Some(bytes)) = store.get(FAILED_KEY) {
+                published = report_failure(store, &bytes);
+            }
+        }
+        if let Some(limit) = a.timeout {
+            if !timed_out && start.elapsed() > limit {
+                timed_out = true;
+                eprintln!(
+                    "nccl-run: --timeout {:.1} s reached, stopping every rank",
+                    limit.as_secs_f64()
+                );
+                stopping = Some(Stopping {
+                    since: Instant::now(),
+                    termed: false,
+                    killed: false,
+                });
+            }
+        }
+        if let Some(s) = &mut stopping {
+            let now = Instant::now();
+            if now >= s.since && !s.termed {
+                s.termed = true;
+                for r in ranks.iter_mut().filter(|r| r.status.is_none()) {
+                    r.stopped = true;
+                    r.signal(libc::SIGTERM);
+                }
+            }
+            if now >= s.since + KILL_AFTER && !s.killed {
+                s.killed = true;
+                for r in ranks.iter_mut().filter(|r| r.status.is_none()) {
+                    r.stopped = true;
+                    r.signal(libc::SIGKILL);
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The key may have been set just before the last rank ended.
+    if published.is_none() {
+        if let Ok(Some(bytes)) = store.get(FAILED_KEY) {
+            published = report_failure(store, &bytes);
+        }
+    }
+    summary(
+        ranks,
+        published,
+        first_failure,
+        timed_out,
+        interrupted,
+        start,
+    )
+}
+
+/// Prints the first failure and the merged hang report of the ranks' flight records.
+fn report_failure(store: &TcpStore, bytes: &[u8]) -> Option<JobFailure> {
+    let failure = match JobFailure::parse(bytes) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("nccl-run: a rank published a failure that does not parse: {e}");
+            return None;
+        }
+    };
+    eprintln!(
+        "nccl-run: rank {} (pid {}) failed first, group {}: {}",
+        failure.rank, failure.pid, failure.group, failure.reason
+    );
+    let keys: Vec<String> = (0..failure.size)
+        .map(|r| dump_key(&failure.prefix, r))
+        .collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let _ = store.wait(&refs, DUMP_WAIT);
+    let dumps: Vec<Dump> = keys
+        .iter()
+        .filter_map(|k| store.get(k).ok().flatten())
+        .filter_map(|b| serde_json::from_slice(&b).ok())
+        .collect();
+    if dumps.is_empty() {
+        return Some(failure);
+    }
+    let lines = hang_report(&dumps);
+    if lines.is_empty() {
+        eprintln!(
+            "nccl-run: hang report: nothing pending in {} flight record(s)",
+            dumps.len()
+        );
+    }
+    for l in lines {
+        eprintln!("nccl-run: hang report: {l}");
+    }
+    Some(failure)
+}
+
+/// The summary line; returns the exit code.
+fn summary(
+    ranks: &[Rank],
+    published: Option<JobFailure>,
+    first_failure: Option<(usize, std::process::ExitStatus)>,
+    timed_out: bool,
+    interrupted: Option<i32>,
+    start: Instant,
+) -> u8 {
+    let n = ranks.len();
+    let secs = start.elapsed().as_secs_f64();
+    if let Some((rank, status)) = first_failure {
+        let list = |pick: &dyn Fn(&Rank) -> bool| -> Option<String> {
+            let rs: Vec<String> = ranks
+                .iter()
+                .filter(|r| pick(r))
+                .map(|r| r.rank.to_string())
+                .collect();
+            match rs.len() {
+                0 => None,
+                1 => Some(format!("rank {}", rs[0])),
+                _ => Some(format!("ranks {}", rs.join(","))),
+            }
+        };
+        let failed_too = list(&|r| !r.stopped && !r.succeeded() && r.rank != rank);
+        let stopped = list(&|r| r.stopped);
+        let cause =
+            published.map(|f| format!("; first failure published: rank {} ({})", f.rank, f.reason));
+        eprintln!(
+            "nccl-run: {n} ranks, {secs:.1} s: rank {rank} failed first ({}){}{}{}",
+            procs::describe(status),
+            failed_too.map_or(String::new(), |r| format!("; {r} failed after it")),
+            stopped.map_or(String::new(), |r| format!("; {r} stopped by nccl-run")),
+            cause.unwrap_or_default(),
+        );
+        return procs::exit_code(status);
+    }
+    if timed_out {
+        eprintln!("nccl-run: {n} ranks, {secs:.1} s: stopped by --timeout");
+        return 124;
+    }
+    if let Some(sig) = interrupted {
+        eprintln!(
+            "nccl-run: {n} ranks, {secs:.1} s: stopped by {}",
+            procs::signal_name(sig)
+        );
+        return u8::try_from(128 + sig).unwrap_or(255);
+    }
+    eprintln!("nccl-run: {n} ranks, {secs:.1} s: every rank exited with status 0");
+    0
+}

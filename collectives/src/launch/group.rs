@@ -1,0 +1,272 @@
+//! [`ProcessGroup::from_env`] and [`ProcessGroup::from_launch`]: a group from the
+//! launcher's environment in one call — read the [`Launch`], pick the device, meet in
+//! the rendezvous store, exchange the unique id, create the group (blocking there,
+//! never in the first collective), and link it to the store for failures
+//! (`link.rs`).
+//!
+//! # The rendezvous
+//!
+//! - The store is [`Launch::rendezvous`]. For `tcp://host:port` from `MASTER_ADDR`/
+//!   `MASTER_PORT`, Slurm's derived address or an explicit value, rank 0 hosts the
+//!   TCP store on that port (on every interface) and every rank connects to it. An
+//!   address from `NCCL_RS_STORE` names a store that already runs (`nccl-run`'s), so
+//!   nobody hosts one. `file:///path` is a [`FileStore`](crate::store::FileStore) on
+//!   a shared file system: use a fresh directory per job (old keys would be read as
+//!   this job's).
+//! - The job token (`NCCL_RS_STORE_TOKEN`), when set, is required by the hosted store
+//!   and presented by every client.
+//! - Keys of the `n`-th group named `name` made by this process live under
+//!   `nccl-rs/{name}/{n}`: every rank sets `joined/{rank}`; rank 0 first sets `id`
+//!   (the hex of a new [`UniqueId`]). Every rank waits, under the group's timeout, for
+//!   every `joined` key; the error names the store's address and the ranks missing.
+//! - On cuda, when `NCCL_COMM_ID` is set, NCCL's own path is used instead: every rank
+//!   asks NCCL for the id, which then names the bootstrap root at that address (rank
+//!   0 hosts it); the store, if any, still carries failures.
+//! - A job of one rank without a rendezvous address needs no store.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use nccl_safe::{Device, DriverKind, UniqueId};
+
+use super::link::Link;
+use super::{Launch, Rendezvous, Source};
+use crate::state::lock;
+use crate::store::TcpStoreServer;
+use crate::store::{ClientOptions, FileStore, ServerOptions, Store, StoreError, TcpStore};
+use crate::{Error, Options, ProcessGroup, Result};
+
+/// How long one wait for the joining ranks lasts.
+const SLICE: Duration = Duration::from_millis(250);
+
+/// The store connection of one rank, and the server when this rank hosts it.
+struct Rendezvoused {
+    store: Arc<dyn Store>,
+    tcp: Option<Arc<TcpStore>>,
+    server: Option<TcpStoreServer>,
+    addr: String,
+}
+
+impl ProcessGroup {
+    /// Reads the launcher's environment ([`Launch::from_env`]) and creates the group
+    /// as [`ProcessGroup::from_launch`] does.
+    ///
+    /// ```
+    /// use collectives::{Launch, Options, Overrides, ProcessGroup};
+    ///
+    /// // One rank, no rendezvous needed; under a launcher, `ProcessGroup::from_env(opts)`.
+    /// let launch = Launch::from_env_with(&Overrides { rank: Some(0), world_size: Some(1), ..Default::default() })?;
+    /// let pg = ProcessGroup::from_launch(&launch, Options::new())?;
+    /// assert_eq!((pg.rank(), pg.size()), (0, 1));
+    /// # Ok::<(), collectives::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Launch`] for a missing, partial or contradictory environment; the
+    /// errors of [`ProcessGroup::from_launch`].
+    pub fn from_env(options: Options) -> Result<ProcessGroup> {
+        let launch = Launch::from_env()?;
+        ProcessGroup::from_launch(&launch, options)
+    }
+
+    /// Creates the group `launch` describes on this process's device
+    /// ([`Launch::device`]): see the module documentation of `launch::group` for the
+    /// rendezvous. Returns once every rank has joined (within `options`' timeout).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TooFewDevices`]; [`Error::NoRendezvous`] for several ranks without an
+    /// address; [`Error::Store`] when the store cannot be hosted or reached;
+    /// [`Error::Rendezvous`] naming the missing ranks; the group's own.
+    pub fn from_launch(launch: &Launch, options: Options) -> Result<ProcessGroup> {
+        let device = launch.device()?;
+        ProcessGroup::from_launch_on(launch, &device, options)
+    }
+
+    /// Why the group refuses new work, if it does: its own abort (a timeout, an
+    /// error, [`ProcessGroup::abort`]) or, for a group made by
+    /// [`ProcessGroup::from_env`], another rank's failure seen through the store
+    /// (`"rank 2 (pid 4711) failed: ..."`). Never blocks.
+    pub fn aborted(&self) -> Option<String> {
+        lock(&self.inner.refused).as_ref().map(|r| r.reason.clone())
+    }
+
+    /// [`ProcessGroup::from_launch`] on a device of the caller's choice.
+    ///
+    /// # Errors
+    ///
+    /// As [`ProcessGroup::from_launch`].
+    pub fn from_launch_on(
+        launch: &Launch,
+        device: &Device,
+        options: Options,
+    ) -> Result<ProcessGroup> {
+        options.validate()?;
+        let (rank, size) = (launch.rank(), launch.world_size());
+        let comm_id =
+            device.driver() == DriverKind::Cuda && std::env::var_os("NCCL_COMM_ID").is_some();
+        let rdv = match &launch.rendezvous {
+            Some(r) => Some(connect(launch, &r.value, &r.source, options.timeout)?),
+            None if size == 1 || comm_id => None,
+            None => {
+                return Err(Error::NoRendezvous {
+                    launch: launch.to_string(),
+                });
+            }
+        };
+        let prefix = format!("nccl-rs/{}/{}", options.name, generation(&options.name));
+        let id = match &rdv {
+            _ if comm_id => UniqueId::nccl()?,
+            None => UniqueId::for_driver(device.driver())?,
+            Some(r) => exchange_id(r, &prefix, rank, size, device, &options)?,
+        };
+        let propagate = options.propagate_failures;
+        let pg = ProcessGroup::new(device, rank, size, &id, options)?;
+        if let (Some(r), true) = (rdv, propagate) {
+            Link::attach(&pg.inner, r.store, r.tcp, r.server, prefix)?;
+        }
+        Ok(pg)
+    }
+}
+
+/// The `n` of this process's `n`-th group named `name` (every rank counts alike).
+fn generation(name: &str) -> u64 {
+    static COUNTS: OnceLock<Mutex<HashMap<String, u64>>> = OnceLock::new();
+    let mut counts = lock(COUNTS.get_or_init(Default::default));
+    let n = counts.entry(name.to_string()).or_insert(0);
+    *n += 1;
+    *n
+}
+
+/// Opens (and for rank 0, hosts when it should) the store at `rdv`.
+fn connect(
+    launch: &Launch,
+    rdv: &Rendezvous,
+    source: &Source,
+    timeout: Duration,
+) -> Result<Rendezvoused> {
+    let addr = rdv.to_string();
+    let store_err = |error: StoreError| Error::Store {
+        addr: addr.clone(),
+        error,
+    };
+    match rdv {
+        Rendezvous::File(path) => {
+            let store = FileStore::open(path).map_err(store_err)?;
+            Ok(Rendezvoused {
+                store: Arc::new(store),
+                tcp: None,
+                server: None,
+                addr,
+            })
+        }
+        Rendezvous::Tcp { host, port } => {
+            let external = matches!(source, Source::Var(v) if v.name == "NCCL_RS_STORE")
+                || std::env::var("TORCHELASTIC_USE_AGENT_STORE").is_ok_and(|v| v == "True");
+            let server = if launch.rank() == 0 && !external {
+                let bind = if host.contains(':') {
+                    format!("[::]:{port}")
+                } else {
+                    format!("0.0.0.0:{port}")
+                };
+                let mut opts = ServerOptions::new();
+                if let Some(token) = launch.token() {
+                    opts = opts.token(token);
+                }
+                Some(TcpStoreServer::bind(&bind, opts).map_err(store_err)?)
+            } else {
+                None
+            };
+            let hostport = if host.contains(':') {
+                format!("[{host}]:{port}")
+            } else {
+                format!("{host}:{port}")
+            };
+            let mut opts = ClientOptions::new().connect_timeout(timeout);
+            if let Some(token) = launch.token() {
+                opts = opts.token(token);
+            }
+            let tcp = Arc::new(TcpStore::connect(&hostport, opts).map_err(store_err)?);
+            Ok(Rendezvoused {
+                store: tcp.clone(),
+                tcp: Some(tcp),
+                server,
+                addr,
+            })
+        }
+    }
+}
+
+/// Rank 0 publishes a new id; every rank announces itself and waits for all.
+fn exchange_id(
+    r: &Rendezvoused,
+    prefix: &str,
+    rank: usize,
+    size: usize,
+    device: &Device,
+    options: &Options,
+) -> Result<UniqueId> {
+    let store_err = |error: StoreError| Error::Store {
+        addr: r.addr.clone(),
+        error,
+    };
+    let id_key = format!("{prefix}/id");
+    if rank == 0 {
+        let id = UniqueId::for_driver(device.driver())?;
+        r.store
+            .set(&id_key, id.to_hex().as_bytes())
+            .map_err(store_err)?;
+    }
+    r.store
+        .set(
+            &format!("{prefix}/joined/{rank}"),
+            std::process::id().to_string().as_bytes(),
+        )
+        .map_err(store_err)?;
+    let keys: Vec<String> = (0..size).map(|p| format!("{prefix}/joined/{p}")).collect();
+    let key_refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let start = Instant::now();
+    let missing_error = |what: &str, missing: Vec<usize>| Error::Rendezvous {
+        addr: r.addr.clone(),
+        group: options.name.clone(),
+        rank,
+        what: what.to_string(),
+        missing,
+        waited: start.elapsed(),
+    };
+    // In slices, to know who is missing should the store go away meanwhile.
+    let mut missing: Vec<usize> = (0..size).collect();
+    loop {
+        let left = options.timeout.saturating_sub(start.elapsed());
+        match r.store.wait(&key_refs, left.min(SLICE)) {
+            Ok(()) => break,
+            Err(StoreError::Timeout { missing: keys, .. }) => {
+                missing = keys
+                    .iter()
+                    .filter_map(|k| k.rsplit('/').next()?.parse().ok())
+                    .collect();
+                if left <= SLICE {
+                    return Err(missing_error("waiting for every rank to join", missing));
+                }
+            }
+            Err(StoreError::Closed { .. }) if rank != 0 => {
+                return Err(missing_error(
+                    "the store closed while this rank waited for every rank to join (its \
+                     host, rank 0, gave up or exited)",
+                    missing,
+                ));
+            }
+            Err(e) => return Err(store_err(e)),
+        }
+    }
+    let Some(hex) = r.store.get(&id_key).map_err(store_err)? else {
+        return Err(missing_error(
+            "rank 0 joined without publishing the id",
+            vec![0],
+        ));
+    };
+    let text = String::from_utf8_lossy(&hex);
+    Ok(UniqueId::from_hex(&text)?)
+}

@@ -1,0 +1,290 @@
+//! How a group made by [`ProcessGroup::from_env`](crate::ProcessGroup::from_env)
+//! shares failures with the job through the rendezvous store (Decision 14).
+//!
+//! - The job has one failure key, [`FAILED_KEY`]: its value is a [`JobFailure`] in
+//!   JSON. The first rank whose group aborts (timeout, asynchronous error, mismatch)
+//!   sets it with compare-and-set, after writing its flight record to
+//!   [`dump_key`]; a failure other than a timeout waits 200 ms first, as it may be
+//!   the echo of another rank's abort (whose own record should win). With a TCP store, each rank also registers the key with the server
+//!   for the case its connection drops without an orderly close: a killed, crashed or
+//!   early-exiting process is published by the server itself.
+//! - A thread per group reads the key every watchdog interval (100 ms by default).
+//!   When another rank's failure appears, it takes this rank's flight record, writes
+//!   it to the store (so that `nccl-run` can print one hang report for the job),
+//!   closes its connection, and then aborts the group with a reason naming that rank
+//!   (pending works fail with it, new ones are refused).
+//! - A rank that has published or seen a failure closes its connection in an orderly
+//!   way, so that its own exit later does not overwrite the culprit. Dropping the
+//!   group closes it too; the rank hosting the store keeps serving until the other
+//!   ranks have left (at most [`HOST_GRACE`]).
+//!
+//! A lost store connection stops the watching (logged): a rank whose store host is
+//! gone still has its own timeouts. A file store has no disconnect registration, so
+//! there a dead process is noticed only through the timeouts of the others.
+
+use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::recorder::Dump;
+use crate::state::{FailureSink, Inner, lock};
+use crate::store::{Store, TcpStore, TcpStoreServer};
+
+/// How long a failure other than a timeout waits before it is published.
+const ECHO_DELAY: Duration = Duration::from_millis(200);
+
+/// The job-wide key holding the first failure, a [`JobFailure`] in JSON.
+pub const FAILED_KEY: &str = "nccl-rs/failed";
+
+/// How long the rank hosting the store keeps serving, when its group is dropped, for
+/// the other ranks to leave.
+pub const HOST_GRACE: Duration = Duration::from_secs(5);
+
+/// The store key of `rank`'s flight record (a [`Dump`] in JSON) for the group whose
+/// keys start with `prefix`.
+pub fn dump_key(prefix: &str, rank: usize) -> String {
+    format!("{prefix}/dump/{rank}")
+}
+
+/// A failure as published under [`FAILED_KEY`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobFailure {
+    /// The rank that failed.
+    pub rank: usize,
+    /// Its process id.
+    pub pid: u32,
+    /// The group's name.
+    pub group: String,
+    /// The group's key prefix in the store (its flight records are under
+    /// [`dump_key`]).
+    pub prefix: String,
+    /// The group's number of ranks.
+    pub size: usize,
+    /// What happened.
+    pub reason: String,
+}
+
+impl JobFailure {
+    /// Parses a value of [`FAILED_KEY`].
+    ///
+    /// # Errors
+    ///
+    /// The JSON error's text, when the value is not a failure record.
+    pub fn parse(bytes: &[u8]) -> Result<JobFailure, String> {
+        serde_json::from_slice(bytes).map_err(|e| format!("not a failure record: {e}"))
+    }
+
+    fn to_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+}
+
+/// The state the watching thread and the group share.
+struct Shared {
+    store: Arc<dyn Store>,
+    tcp: Option<Arc<TcpStore>>,
+    me: JobFailure,
+    interval: Duration,
+    /// This rank's own failure to publish, once.
+    own: Mutex<Option<(String, Dump, bool)>>,
+    stop: Mutex<bool>,
+    wake: Condvar,
+}
+
+/// The link of one group to the job's store; lives as long as the group.
+pub(crate) struct Link {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+    server: Option<TcpStoreServer>,
+}
+
+impl Link {
+    /// Registers the disconnect record (TCP), starts watching, and installs the link
+    /// in `inner` (its failures are published from now on).
+    pub(crate) fn attach(
+        inner: &Arc<Inner>,
+        store: Arc<dyn Store>,
+        tcp: Option<Arc<TcpStore>>,
+        server: Option<TcpStoreServer>,
+        prefix: String,
+    ) -> crate::Result<()> {
+        let me = JobFailure {
+            rank: inner.rank,
+            pid: std::process::id(),
+            group: inner.options.name.clone(),
+            prefix,
+            size: inner.size,
+            reason: "its process exited without closing its group (killed, crashed, or \
+                     exited early)"
+                .into(),
+        };
+        if let Some(tcp) = &tcp {
+            tcp.on_disconnect_set(FAILED_KEY, &me.to_json())
+                .map_err(|error| crate::Error::Store {
+                    addr: format!("tcp://{}", tcp.addr()),
+                    error,
+                })?;
+        }
+        let shared = Arc::new(Shared {
+            store,
+            tcp,
+            me,
+            interval: inner.options.watchdog_interval,
+            own: Mutex::new(None),
+            stop: Mutex::new(false),
+            wake: Condvar::new(),
+        });
+        let weak = Arc::downgrade(inner);
+        let thread = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name(format!("nccl-rs-link-{}", inner.options.name))
+                .spawn(move || shared.watch(&weak))
+                .ok()
+        };
+        let link = Link {
+            shared,
+            thread,
+            server,
+        };
+        let _ = inner.sink.set(Box::new(link));
+        Ok(())
+    }
+}
+
+impl FailureSink for Link {
+    fn failed(&self, reason: &str, dump: Dump, timeout: bool) {
+        *lock(&self.shared.own) = Some((reason.to_string(), dump, timeout));
+        let _s = lock(&self.shared.stop);
+        self.shared.wake.notify_all();
+    }
+}
+
+impl Shared {
+    /// The watching loop; ends on stop, after a failure, or when the store is lost.
+    fn watch(&self, group: &Weak<Inner>) {
+        loop {
+            {
+                let stop = lock(&self.stop);
+                if *stop {
+                    return; // Link::drop publishes what is left
+                }
+                if lock(&self.own).is_none() {
+                    let (stop, _) = self
+                        .wake
+                        .wait_timeout(stop, self.interval)
+                        .unwrap_or_else(|e| e.into_inner());
+                    if *stop {
+                        return;
+                    }
+                }
+            }
+            let own = lock(&self.own).take();
+            if let Some((reason, dump, timeout)) = own {
+                self.publish_own(reason, &dump, timeout);
+                self.close();
+                return;
+            }
+            match self.store.get(FAILED_KEY) {
+                Ok(None) => {}
+                Ok(Some(bytes)) => {
+                    let other = match JobFailure::parse(&bytes) {
+                        Ok(f) if f.pid == self.me.pid && f.rank == self.me.rank => continue,
+                        Ok(f) => format!("rank {} (pid {}) failed: {}", f.rank, f.pid, f.reason),
+                        Err(e) => format!("a rank failed ({e})"),
+                    };
+                    let Some(inner) = group.upgrade() else {
+                        self.close();
+                        return;
+                    };
+                    // The record is taken before the abort changes it, and written,
+                    // and this rank's disconnect record withdrawn, before the abort
+                    // wakes the program (which may exit at once).
+                    let why = format!("another rank failed: {other}");
+                    let dump = inner.snapshot(&why);
+                    self.put_dump(&dump);
+                    self.close();
+                    inner.dump(&why);
+                    inner.abort_group(&other);
+                    return;
+                }
+                Err(e) => {
+                    log::warn!(
+                        "group {} rank {}: lost the job's store ({e}); failures of other ranks \
+                         are no longer seen here",
+                        self.me.group,
+                        self.me.rank
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Writes this rank's record, then sets the failure key unless a failure is
+    /// there already. A failure that is not this rank's own timeout may be the echo
+    /// of another rank's (an abort seen as a remote error): it waits
+    /// [`ECHO_DELAY`] first, so that the root cause, published at once, wins.
+    fn publish_own(&self, reason: String, dump: &Dump, timeout: bool) {
+        self.put_dump(dump);
+        if !timeout {
+            std::thread::sleep(ECHO_DELAY);
+        }
+        let record = JobFailure {
+            reason,
+            ..self.me.clone()
+        };
+        if let Err(e) = self.store.compare_set(FAILED_KEY, None, &record.to_json()) {
+            log::error!("rank {}: could not publish its failure: {e}", self.me.rank);
+        }
+    }
+
+    fn put_dump(&self, dump: &Dump) {
+        let key = dump_key(&self.me.prefix, self.me.rank);
+        match serde_json::to_vec(dump) {
+            Ok(json) => {
+                if let Err(e) = self.store.set(&key, &json) {
+                    log::error!(
+                        "rank {}: could not store its flight record: {e}",
+                        self.me.rank
+                    );
+                }
+            }
+            Err(e) => log::error!("rank {}: flight record: {e}", self.me.rank),
+        }
+    }
+
+    fn close(&self) {
+        if let Some(tcp) = &self.tcp {
+            let _ = tcp.close();
+        }
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        *lock(&self.shared.stop) = true;
+        self.shared.wake.notify_all();
+        if let Some(h) = self.thread.take() {
+            // The group may be dropped on the link's own thread (it holds it briefly).
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
+        // A failure of this rank's group not yet published (the group is dropped
+        // right after its failure, as a program that returns the error does).
+        let own = lock(&self.shared.own).take();
+        if let Some((reason, dump, timeout)) = own {
+            self.shared.publish_own(reason, &dump, timeout);
+        }
+        self.shared.close();
+        if let Some(server) = self.server.take() {
+            let start = Instant::now();
+            while server.connections() > 0 && start.elapsed() < HOST_GRACE {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+    }
+}

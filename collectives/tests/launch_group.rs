@@ -1,0 +1,247 @@
+//! `ProcessGroup::from_env` in real processes without `nccl-run`: torchrun-style
+//! variables with rank 0 hosting the store (and a token), a file store, Slurm's
+//! derived address, a rank that never arrives, and the opt-out of failure
+//! propagation. This test binary re-runs itself as each rank (`child`, an entry
+//! point that normal runs show as ignored); ranks report on lines starting with `@@`.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use collectives::{Options, ProcessGroup};
+use nccl_safe::{DeviceBuffer, ReduceOp, Stream};
+
+const SCENARIO: &str = "NCCL_RS_TEST_SCENARIO";
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// A port that was free a moment ago.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn spawn(scenario: &str, env: &[(&str, String)]) -> Child {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--ignored",
+        "--exact",
+        "child",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(SCENARIO, scenario)
+    .env("NCCL_RS_DRIVER", "sim")
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.spawn().expect("the test binary re-runs itself")
+}
+
+/// Waits for a child (killing it past `PATIENCE`): success and its `@@` lines.
+fn finish(mut child: Child) -> (bool, Vec<String>, String) {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > PATIENCE {
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let lines = text
+        .lines()
+        .filter_map(|l| l.find("@@ ").map(|i| l[i + 3..].to_string()))
+        .collect();
+    (out.status.success(), lines, text)
+}
+
+/// torchrun-style variables for `rank` of `size` on one node.
+fn torchrun(rank: usize, size: usize, port: u16) -> Vec<(&'static str, String)> {
+    vec![
+        ("RANK", rank.to_string()),
+        ("WORLD_SIZE", size.to_string()),
+        ("LOCAL_RANK", rank.to_string()),
+        ("LOCAL_WORLD_SIZE", size.to_string()),
+        ("MASTER_ADDR", "127.0.0.1".into()),
+        ("MASTER_PORT", port.to_string()),
+    ]
+}
+
+#[test]
+#[ignore = "the entry point of this file's child processes (run by the other tests)"]
+fn child() {
+    let Ok(scenario) = std::env::var(SCENARIO) else {
+        return;
+    };
+    let timeout = Duration::from_millis(
+        std::env::var("TEST_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(30_000),
+    );
+    let opts = Options::new()
+        .timeout(timeout)
+        .propagate_failures(scenario != "opt-out");
+    let pg = match ProcessGroup::from_env(opts) {
+        Ok(pg) => pg,
+        Err(e) => {
+            println!("@@ error: {e}");
+            std::process::exit(1);
+        }
+    };
+    let (rank, size) = (pg.rank(), pg.size());
+    let s = Stream::new(pg.device()).unwrap();
+    let mut x = DeviceBuffer::from_slice(&s, &[rank as i64 + 1; 3]).unwrap();
+    pg.all_reduce(&mut x, ReduceOp::Sum)
+        .unwrap()
+        .wait_host(PATIENCE)
+        .unwrap();
+    let n = size as i64;
+    println!("@@ sum {}", x.to_vec(&s).unwrap()[0]);
+    assert_eq!(x.to_vec(&s).unwrap(), vec![n * (n + 1) / 2; 3]);
+    if scenario == "opt-out" {
+        if rank == 1 {
+            // SAFETY: kill(2) has no memory effects; this process ends here.
+            unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+        }
+        std::thread::sleep(Duration::from_secs(2));
+        println!("@@ aborted {:?}", pg.aborted());
+    }
+}
+
+#[test]
+fn torchrun_style_rank_zero_hosts_the_store_with_a_token() {
+    let port = free_port();
+    let kids: Vec<Child> = (0..3)
+        .map(|r| {
+            let mut env = torchrun(r, 3, port);
+            env.push(("NCCL_RS_STORE_TOKEN", "s3cret".into()));
+            spawn("sum", &env)
+        })
+        .collect();
+    for (rank, kid) in kids.into_iter().enumerate() {
+        let (ok, lines, text) = finish(kid);
+        assert!(ok, "rank {rank}: {text}");
+        assert_eq!(lines, ["sum 6"], "rank {rank}");
+    }
+}
+
+#[test]
+fn a_wrong_token_is_refused_naming_the_store() {
+    let port = free_port();
+    let mut env0 = torchrun(0, 2, port);
+    env0.push(("NCCL_RS_STORE_TOKEN", "right".into()));
+    env0.push(("TEST_TIMEOUT_MS", "3000".into()));
+    let mut env1 = torchrun(1, 2, port);
+    env1.push(("NCCL_RS_STORE_TOKEN", "wrong".into()));
+    env1.push(("TEST_TIMEOUT_MS", "3000".into()));
+    let (k0, k1) = (spawn("sum", &env0), spawn("sum", &env1));
+    let (ok1, lines1, text1) = finish(k1);
+    let (ok0, lines0, _) = finish(k0);
+    assert!(!ok1 && !ok0, "{text1}");
+    let e1 = lines1[0].as_str();
+    assert!(
+        e1.contains(&format!("tcp://127.0.0.1:{port}")) && e1.contains("rejected"),
+        "{e1}"
+    );
+    // Rank 0 waited for rank 1, which never joined.
+    let e0 = lines0[0].as_str();
+    assert!(e0.contains("missing ranks [1]"), "{e0}");
+}
+
+#[test]
+fn a_rank_that_never_arrives_is_named_with_the_address() {
+    let port = free_port();
+    let kids: Vec<Child> = [0, 2]
+        .into_iter()
+        .map(|r| {
+            let mut env = torchrun(r, 3, port);
+            env.push(("TEST_TIMEOUT_MS", "2000".into()));
+            spawn("sum", &env)
+        })
+        .collect();
+    for kid in kids {
+        let (ok, lines, text) = finish(kid);
+        assert!(!ok, "{text}");
+        let e = lines[0].as_str();
+        // Rank 0 times out; rank 2 too, or sees the store close as rank 0 gives up.
+        assert!(
+            e.contains(&format!("rendezvous at tcp://127.0.0.1:{port}"))
+                && e.contains("every rank to join")
+                && e.contains("missing ranks [1]"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_file_store_on_a_shared_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", dir.path().display());
+    let kids: Vec<Child> = (0..2)
+        .map(|r| {
+            let env = [
+                ("OMPI_COMM_WORLD_RANK", r.to_string()),
+                ("OMPI_COMM_WORLD_SIZE", "2".into()),
+                ("OMPI_COMM_WORLD_LOCAL_RANK", r.to_string()),
+                ("OMPI_COMM_WORLD_LOCAL_SIZE", "2".into()),
+                ("NCCL_RS_STORE", url.clone()),
+            ];
+            spawn("sum", &env)
+        })
+        .collect();
+    for kid in kids {
+        let (ok, lines, text) = finish(kid);
+        assert!(ok, "{text}");
+        assert_eq!(lines, ["sum 3"]);
+    }
+    assert!(dir.path().read_dir().unwrap().next().is_some());
+}
+
+#[test]
+fn slurm_ranks_meet_at_the_derived_address() {
+    // A job id of our own so that concurrent runs pick different ports.
+    let job = (std::process::id() % 1000).to_string();
+    let kids: Vec<Child> = (0..2)
+        .map(|r| {
+            let env = [
+                ("SLURM_PROCID", r.to_string()),
+                ("SLURM_NTASKS", "2".into()),
+                ("SLURM_LOCALID", r.to_string()),
+                ("SLURM_NODEID", "0".into()),
+                ("SLURM_STEP_TASKS_PER_NODE", "2".into()),
+                ("SLURM_STEP_NODELIST", "localhost".into()),
+                ("SLURM_JOB_ID", job.clone()),
+                ("SLURM_STEP_ID", "0".into()),
+            ];
+            spawn("sum", &env)
+        })
+        .collect();
+    for kid in kids {
+        let (ok, lines, text) = finish(kid);
+        assert!(ok, "{text}");
+        assert_eq!(lines, ["sum 3"]);
+    }
+}
+
+#[test]
+fn failure_propagation_can_be_turned_off() {
+    let port = free_port();
+    let kids: Vec<Child> = (0..2)
+        .map(|r| spawn("opt-out", &torchrun(r, 2, port)))
+        .collect();
+    let mut results = kids.into_iter().map(finish);
+    let (ok0, lines0, text0) = results.next().unwrap();
+    assert!(ok0, "{text0}");
+    // Rank 1 was killed, and rank 0 was not told: no abort.
+    assert_eq!(lines0, ["sum 3", "aborted None"], "{text0}");
+    let (ok1, lines1, _) = results.next().unwrap();
+    assert!(!ok1);
+    assert_eq!(lines1, ["sum 3"]);
+}

@@ -383,6 +383,7 @@ impl ProcessGroup {
             enqueued: Instant::now(),
             outcome: Mutex::new(Outcome::Pending),
             changed: Condvar::new(),
+            waiters: Default::default(),
         });
         // Waiters wake when the operation completes, not on a tick.
         let weak = Arc::downgrade(&state);

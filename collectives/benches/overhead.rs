@@ -10,7 +10,7 @@
 //!   operation until `Work::wait_host` (or, side by side, `Stream::synchronize`)
 //!   returns (an upper bound: it includes running the operation).
 //!
-//! Every figure is the median of `REPS` repetitions that interleave the variants, and
+//! Every figure is the median of 7 repetitions that interleave the variants, and
 //! each ratio is printed next to its two times. Run with
 //! `cargo bench -p collectives --bench overhead` (`NCCL_RS_SIM_JITTER=off` for the
 //! sim without its scheduling jitter).
@@ -21,9 +21,15 @@ use std::time::{Duration, Instant};
 use collectives::{Options, ProcessGroup, WorkSet};
 use nccl_safe::{Communicator, Config, Device, DeviceBuffer, Gate, ReduceOp, Stream, UniqueId};
 
-const REPS: usize = 7;
-const OPS: usize = 2000;
-const WAKES: usize = 200;
+/// Repetitions, ops per figure, and host waits per wake figure; `cargo test` (which
+/// runs benches without `--bench`) gets a quick smoke run of every path instead.
+fn sizes() -> (usize, usize, usize) {
+    if std::env::args().any(|a| a == "--bench") {
+        (7, 2000, 200)
+    } else {
+        (1, 20, 3)
+    }
+}
 const LONG: Duration = Duration::from_secs(60);
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -149,8 +155,9 @@ impl Setup {
     /// includes running the 8 B all-reduce).
     fn wake(&mut self, host: bool) -> f64 {
         let dev = self.pg.device().clone();
-        let mut v = Vec::with_capacity(WAKES);
-        for _ in 0..WAKES {
+        let wakes = sizes().2;
+        let mut v = Vec::with_capacity(wakes);
+        for _ in 0..wakes {
             let gate = Gate::new(&dev).unwrap();
             self.pg.comm_stream().wait_gate(&gate).unwrap();
             let (tx, rx) = mpsc::channel();
@@ -188,6 +195,7 @@ fn row(what: &str, a: &[f64], b: &[f64], target: &str) {
 }
 
 fn main() {
+    let (reps, ops, _) = sizes();
     let mut s = Setup::new();
     // Warm up every path once.
     s.raw_sync(50);
@@ -195,20 +203,20 @@ fn main() {
     s.pg_stream(50);
     s.raw_two_streams(50);
     let mut m: [Vec<f64>; 10] = Default::default();
-    for _ in 0..REPS {
-        m[0].push(s.pg_host(OPS));
-        m[1].push(s.raw_sync(OPS));
-        m[2].push(s.pg_stream(OPS));
+    for _ in 0..reps {
+        m[0].push(s.pg_host(ops));
+        m[1].push(s.raw_sync(ops));
+        m[2].push(s.pg_stream(ops));
         m[3].push(s.pg_burst(100));
         m[4].push(s.raw_burst(100));
         m[5].push(s.pg_burst(1000));
         m[6].push(s.raw_burst(1000));
         m[7].push(s.wake(true));
         m[8].push(s.wake(false));
-        m[9].push(s.raw_two_streams(OPS));
+        m[9].push(s.raw_two_streams(ops));
     }
     println!(
-        "1 rank, 8 B f32 all-reduce on {:?}, median of {REPS} interleaved repetitions",
+        "1 rank, 8 B f32 all-reduce on {:?}, median of {reps} interleaved repetitions",
         s.pg.device()
     );
     println!(

@@ -32,7 +32,7 @@ fn run(what: &str, ops: usize, mut burst_fn: impl FnMut()) {
     let mut samples = Vec::new();
     for done in (BURST..=ops).step_by(BURST) {
         burst_fn();
-        if done % SAMPLE == 0 {
+        if done % SAMPLE == 0 || done == ops {
             samples.push((done, rss_kib()));
         }
     }
@@ -59,7 +59,11 @@ fn main() {
     let ops: usize = std::env::var("NCCL_RS_BENCH_OPS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
+        .unwrap_or(if std::env::args().any(|a| a == "--bench") {
+            1_000_000
+        } else {
+            2_000 // `cargo test` runs benches without `--bench`: a smoke run
+        });
     let dev = Device::sim(0).unwrap();
     let stream = Stream::new(&dev).unwrap();
     let pg = ProcessGroup::new(&dev, 0, 1, &UniqueId::random(), Options::new()).unwrap();

@@ -58,7 +58,7 @@ impl WorkState {
         let mut o = lock(&self.outcome);
         if matches!(*o, Outcome::Pending) {
             *o = outcome;
-            self.wake(&o);
+            self.wake(o);
             true
         } else {
             false
@@ -67,13 +67,17 @@ impl WorkState {
 
     /// Wakes the work's waiters (its operation completed: they look again).
     pub(crate) fn notify(&self) {
-        let o = lock(&self.outcome);
-        self.wake(&o);
+        self.wake(lock(&self.outcome));
     }
 
-    /// Notifies `changed` if anyone waits; `_held` proves the outcome is locked.
-    fn wake(&self, _held: &MutexGuard<'_, Outcome>) {
-        if self.waiters.load(Ordering::Relaxed) > 0 {
+    /// Notifies `changed` if anyone waits, after unlocking the outcome (`held`): a
+    /// waiter woken while the lock is still held would only block on it again. No
+    /// wake is lost: a waiter counted here is inside its wait, and one that comes
+    /// later sees the new state before it would wait.
+    fn wake(&self, held: MutexGuard<'_, Outcome>) {
+        let waiting = self.waiters.load(Ordering::Relaxed) > 0;
+        drop(held);
+        if waiting {
             self.changed.notify_all();
         }
     }

@@ -9,9 +9,15 @@ use std::time::{Duration, Instant};
 
 use nccl_safe::{Device, DeviceBuffer, Gate, Stream};
 
-const VIEWS: usize = 4096;
-const BYTES: usize = 64 << 20;
-const REPS: usize = 5;
+/// Views, buffer bytes and repetitions; `cargo test` (which runs benches without
+/// `--bench`) gets a small smoke run instead.
+fn sizes() -> (usize, usize, usize) {
+    if std::env::args().any(|a| a == "--bench") {
+        (4096, 64 << 20, 5)
+    } else {
+        (256, 1 << 20, 1)
+    }
+}
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -20,9 +26,10 @@ fn median(v: &mut [f64]) -> f64 {
 
 /// One repetition: (last tenth / first tenth, joining op, the same op alone).
 fn once(dev: &Device) -> (f64, Duration, Duration) {
+    let (views, bytes, _) = sizes();
     let (held, other) = (Stream::new(dev).unwrap(), Stream::new(dev).unwrap());
     let gate = Gate::new(dev).unwrap();
-    let mut buf = DeviceBuffer::<u8>::zeroed(&held, BYTES).unwrap();
+    let mut buf = DeviceBuffer::<u8>::zeroed(&held, bytes).unwrap();
     held.synchronize().unwrap();
     // The same whole-buffer op with nothing pending, for comparison.
     let t = Instant::now();
@@ -30,9 +37,9 @@ fn once(dev: &Device) -> (f64, Duration, Duration) {
     let alone = t.elapsed();
     other.synchronize().unwrap();
     held.wait_gate(&gate).unwrap();
-    let chunk = BYTES / VIEWS;
-    let mut cost = Vec::with_capacity(VIEWS);
-    for i in 0..VIEWS {
+    let chunk = bytes / views;
+    let mut cost = Vec::with_capacity(views);
+    for i in 0..views {
         let t = Instant::now();
         buf.view_mut(i * chunk..(i + 1) * chunk)
             .unwrap()
@@ -40,9 +47,9 @@ fn once(dev: &Device) -> (f64, Duration, Duration) {
             .unwrap();
         cost.push(t.elapsed());
     }
-    let tenth = VIEWS / 10;
+    let tenth = views / 10;
     let first: Duration = cost[..tenth].iter().sum();
-    let last: Duration = cost[VIEWS - tenth..].iter().sum();
+    let last: Duration = cost[views - tenth..].iter().sum();
     let t = Instant::now();
     buf.fill(&other, 2).unwrap();
     let join = t.elapsed();
@@ -57,8 +64,9 @@ fn main() {
     // operation (4,096 fills with their poisons and events) without blocking the host.
     unsafe { std::env::set_var("NCCL_RS_SIM_QUEUE_DEPTH", "100000") };
     let dev = Device::sim(0).unwrap();
+    let (views, bytes, reps) = sizes();
     let (mut ratios, mut joins) = (Vec::new(), Vec::new());
-    for rep in 0..REPS {
+    for rep in 0..reps {
         let (ratio, join, alone) = once(&dev);
         println!(
             "rep {rep}: last/first tenth {ratio:.2}  joining op {:.3} ms  (the same op with nothing pending {:.3} ms)",
@@ -69,7 +77,8 @@ fn main() {
         joins.push(join.as_secs_f64() * 1e3);
     }
     println!(
-        "tracker, {VIEWS} views of 64 MiB pending: last/first tenth {:.2} (target <= 1.5), joining op {:.3} ms (target <= 0.5), median of {REPS}",
+        "tracker, {views} views of {} MiB pending: last/first tenth {:.2} (target <= 1.5), joining op {:.3} ms (target <= 0.5), median of {reps}",
+        bytes >> 20,
         median(&mut ratios),
         median(&mut joins)
     );

@@ -6,7 +6,11 @@
 //! operations a stream holds before the host blocks, as a full launch queue blocks it
 //! on a GPU. Every queued item has a position; an event is a position in a stream, and
 //! completes (running its callbacks) the moment the worker passes it, so waiters wake
-//! on completion, not on a polling tick.
+//! on completion, not on a polling tick. Condition variables are notified only when a
+//! thread waits on them (each notification is a system call).
+//!
+//! With its tests this file runs past 600 lines: the streams, events and gates share
+//! the queue's private state and its waiter counts, which a split would expose.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -395,6 +395,7 @@ impl ProcessGroup {
             outcome: Mutex::new(Outcome::Pending),
             changed: Condvar::new(),
             wakers: Mutex::new(Vec::new()),
+            waiters: Default::default(),
         });
         // Waiters wake when the operation completes, not on a tick.
         let weak = Arc::downgrade(&state);

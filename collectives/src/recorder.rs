@@ -128,12 +128,13 @@ impl FlightRecorder {
     }
 
     pub fn push(&self, entry: Entry) -> u64 {
+        // The id is taken under the entries' lock, so that entries stay sorted by id.
+        let mut entries = self.lock();
         let id = {
             let mut n = self.next_id.lock().unwrap_or_else(|e| e.into_inner());
             *n += 1;
             *n
         };
-        let mut entries = self.lock();
         entries.push_back((id, entry));
         while entries.len() > self.capacity {
             match entries.iter().position(|(_, e)| !e.is_pending()) {
@@ -153,7 +154,8 @@ impl FlightRecorder {
 
     pub fn set_state(&self, id: u64, state: State) {
         let mut entries = self.lock();
-        if let Some((_, e)) = entries.iter_mut().find(|(i, _)| *i == id) {
+        let found = entries.binary_search_by_key(&id, |(i, _)| *i).ok();
+        if let Some((_, e)) = found.and_then(|at| entries.get_mut(at)) {
             if e.state == State::Scheduled || state != State::Completed {
                 e.state = state;
                 if state == State::Completed {

@@ -12,7 +12,7 @@
 //!    device, which must never hold up a waiter).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::task::Waker;
 use std::thread::ThreadId;
@@ -52,6 +52,9 @@ pub(crate) struct WorkState {
     /// The wakers of futures awaiting this work, by future id; taken and woken when
     /// the work settles or its operation completes.
     pub(crate) wakers: Mutex<Vec<(u64, Waker)>>,
+    /// Threads waiting on `changed` (changed under `outcome`'s lock): a notification
+    /// with nobody waiting is skipped, which saves a system call per operation.
+    pub(crate) waiters: AtomicUsize,
 }
 
 impl WorkState {
@@ -60,7 +63,7 @@ impl WorkState {
             let mut o = lock(&self.outcome);
             if matches!(*o, Outcome::Pending) {
                 *o = outcome;
-                self.changed.notify_all();
+                self.wake(o);
                 true
             } else {
                 false
@@ -74,10 +77,7 @@ impl WorkState {
 
     /// Wakes the work's waiters (its operation completed: they look again).
     pub(crate) fn notify(&self) {
-        {
-            let _o = lock(&self.outcome);
-            self.changed.notify_all();
-        }
+        self.wake(lock(&self.outcome));
         self.wake_futures();
     }
 
@@ -102,6 +102,33 @@ impl WorkState {
     /// Forgets the waker of future `id` (the future was dropped or resolved).
     pub(crate) fn forget_waker(&self, id: u64) {
         lock(&self.wakers).retain(|(i, _)| *i != id);
+    }
+
+    /// Notifies `changed` if anyone waits, after unlocking the outcome (`held`): a
+    /// waiter woken while the lock is still held would only block on it again. No
+    /// wake is lost: a waiter counted here is inside its wait, and one that comes
+    /// later sees the new state before it would wait.
+    fn wake(&self, held: MutexGuard<'_, Outcome>) {
+        let waiting = self.waiters.load(Ordering::Relaxed) > 0;
+        drop(held);
+        if waiting {
+            self.changed.notify_all();
+        }
+    }
+
+    /// Waits on `changed` for at most `slice`, counted as a waiter.
+    pub(crate) fn wait_changed<'a>(
+        &self,
+        held: MutexGuard<'a, Outcome>,
+        slice: Duration,
+    ) -> MutexGuard<'a, Outcome> {
+        self.waiters.fetch_add(1, Ordering::Relaxed);
+        let held = match self.changed.wait_timeout(held, slice) {
+            Ok((g, _)) => g,
+            Err(e) => e.into_inner().0,
+        };
+        self.waiters.fetch_sub(1, Ordering::Relaxed);
+        held
     }
 }
 
@@ -422,24 +449,56 @@ impl Inner {
         Ok(())
     }
 
-    /// Operations in flight (not yet seen complete).
+    /// Forgets settled and completed works, from the oldest on, stopping at the first
+    /// still running: works of one stream complete in order, so this costs O(1)
+    /// amortised per operation instead of a scan of every work in flight. Returns the
+    /// completed works that are not settled yet, to be observed once the list is
+    /// unlocked (observing may fail the group, which takes the list's lock).
+    fn prune_front(p: &mut VecDeque<Arc<WorkState>>) -> Vec<Arc<WorkState>> {
+        let mut done = Vec::new();
+        while let Some(w) = p.front() {
+            let settled = !matches!(*lock(&w.outcome), Outcome::Pending);
+            if !settled && !matches!(w.event.query(), Ok(true)) {
+                break;
+            }
+            let w = p.pop_front().expect("front exists");
+            if !settled {
+                done.push(w);
+            }
+        }
+        done
+    }
+
+    /// Settles the works [`Inner::prune_front`] took off the list.
+    fn settle_done(&self, done: Vec<Arc<WorkState>>) {
+        for w in done {
+            let _ = self.observe(&w);
+        }
+    }
+
+    /// Operations in flight: issued and not yet complete.
     pub(crate) fn in_flight(&self) -> usize {
-        let mut p = lock(&self.pending);
-        p.retain(|w| matches!(*lock(&w.outcome), Outcome::Pending));
-        p.len()
+        let (done, n) = {
+            let mut p = lock(&self.pending);
+            (Self::prune_front(&mut p), p.len())
+        };
+        self.settle_done(done);
+        n
     }
 
     /// Waits, under the timeout, until fewer than the cap are in flight.
     pub(crate) fn make_room(&self) -> Result<()> {
         let start = Instant::now();
         loop {
-            let oldest = {
+            let (done, oldest) = {
                 let mut p = lock(&self.pending);
-                p.retain(|w| matches!(*lock(&w.outcome), Outcome::Pending));
-                if p.len() < self.options.max_in_flight {
-                    return Ok(());
-                }
-                p.front().cloned()
+                let done = Self::prune_front(&mut p);
+                let room = p.len() < self.options.max_in_flight;
+                (done, (!room).then(|| p.front().cloned()))
+            };
+            self.settle_done(done);
+            let Some(oldest) = oldest else {
+                return Ok(());
             };
             if let Some(w) = oldest {
                 let left = self.options.timeout.saturating_sub(start.elapsed());
@@ -456,9 +515,7 @@ impl Inner {
                     // Woken when the oldest completes (or fails).
                     let o = lock(&w.outcome);
                     if matches!(*o, Outcome::Pending) && !matches!(w.event.query(), Ok(true)) {
-                        let _ = w
-                            .changed
-                            .wait_timeout(o, left.min(Duration::from_millis(50)));
+                        drop(w.wait_changed(o, left.min(Duration::from_millis(50))));
                     }
                 }
                 let _ = self.observe(&w);

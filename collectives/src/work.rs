@@ -112,10 +112,10 @@ impl Work {
             if matches!(*o, Outcome::Pending) && !matches!(self.state.event.query(), Ok(true)) {
                 // Bounded slices only so that a peer's remote failure is also noticed.
                 let slice = deadline.map_or(Duration::from_millis(100), |d| d - now);
-                let _ = self
-                    .state
-                    .changed
-                    .wait_timeout(o, slice.min(Duration::from_millis(100)));
+                drop(
+                    self.state
+                        .wait_changed(o, slice.min(Duration::from_millis(100))),
+                );
             }
         }
     }

@@ -1,8 +1,8 @@
 //! Streams, events and gates: the public, driver-independent types.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nccl_sys as sys;
@@ -21,12 +21,23 @@ pub(crate) struct StreamInner {
     pub device: Device,
     pub imp: Deferred<StreamImpl>,
     pub id: u64,
+    /// Held from recording an operation's event until its uses are tracked, so that
+    /// trackers see one stream's uses in the order the stream runs them.
+    pub record_lock: Mutex<()>,
 }
 
 impl StreamInner {
     /// Records a fresh event after everything enqueued so far.
     pub fn record_new(&self) -> Result<SharedEvent> {
         self.imp.record_new()
+    }
+
+    /// Records a fresh event and hands it to `track` before any other thread can
+    /// record on this stream.
+    pub fn record_and(&self, track: impl FnOnce(SharedEvent)) -> Result<()> {
+        let _order = crate::sync::lock(&self.record_lock);
+        track(self.imp.record_new()?);
+        Ok(())
     }
 
     pub fn wait(&self, event: &EventImpl) -> Result<()> {
@@ -91,6 +102,7 @@ impl Stream {
                 device: device.clone(),
                 imp: Deferred::new(imp),
                 id: next_stream_id(),
+                record_lock: Mutex::new(()),
             }),
         })
     }
@@ -114,6 +126,7 @@ impl Stream {
                 device: device.clone(),
                 imp: Deferred::new(imp),
                 id: next_stream_id(),
+                record_lock: Mutex::new(()),
             }),
         })
     }

@@ -1,6 +1,8 @@
 //! Completion callbacks on the cuda driver: a thread per device polls the events of
-//! pending callbacks (`cuEventQuery`), spinning briefly and then backing off from
-//! 20 µs to 1 ms, and runs each callback when its event completes. No stream ever waits
+//! pending callbacks (`cuEventQuery`), napping 20 µs when it starts polling (an idle
+//! poller sleeps on a condition variable until a callback arrives) or after one
+//! completes, doubling the nap up to 1 ms while none completes, and runs each callback
+//! when its event completes. No stream ever waits
 //! for it (unlike `cuLaunchHostFunc`, which holds the stream until the host function
 //! has run).
 

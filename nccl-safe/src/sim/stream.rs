@@ -6,7 +6,11 @@
 //! operations a stream holds before the host blocks, as a full launch queue blocks it
 //! on a GPU. Every queued item has a position; an event is a position in a stream, and
 //! completes (running its callbacks) the moment the worker passes it, so waiters wake
-//! on completion, not on a polling tick.
+//! on completion, not on a polling tick. Condition variables are notified only when a
+//! thread waits on them (each notification is a system call).
+//!
+//! With its tests this file runs past 600 lines: the streams, events and gates share
+//! the queue's private state and its waiter counts, which a split would expose.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,6 +45,12 @@ struct Queue {
     error: Option<String>,
     callbacks: BTreeMap<u64, Vec<Callback>>,
     closed: bool,
+    /// Threads waiting on `changed`, on `space`, and whether the worker waits on
+    /// `work`: a notification nobody waits for is skipped (each costs a system call,
+    /// and small operations are bound by them).
+    watchers: usize,
+    blocked: usize,
+    worker_idle: bool,
 }
 
 /// A stream's queue and progress, shared with its worker and its events.
@@ -70,11 +80,13 @@ impl StreamState {
     fn wait_for(&self, at: u64, deadline: Option<Instant>) -> bool {
         let mut q = lock(&self.queue);
         while q.completed < at {
+            q.watchers += 1;
             q = match deadline {
                 None => self.changed.wait(q).unwrap_or_else(|e| e.into_inner()),
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
+                        q.watchers -= 1;
                         return false;
                     }
                     self.changed
@@ -83,6 +95,7 @@ impl StreamState {
                         .0
                 }
             };
+            q.watchers -= 1;
         }
         true
     }
@@ -162,7 +175,9 @@ impl SimStream {
         host_fn::check("launch")?;
         let mut q = lock(&self.state.queue);
         while counted && q.queued_ops >= self.state.depth && !q.closed {
+            q.blocked += 1;
             q = self.state.space.wait(q).unwrap_or_else(|e| e.into_inner());
+            q.blocked -= 1;
         }
         if q.closed {
             return Err(Error::Sim {
@@ -176,8 +191,11 @@ impl SimStream {
             q.queued_ops += 1;
         }
         let at = q.submitted;
+        let idle = q.worker_idle;
         drop(q);
-        self.state.work.notify_one();
+        if idle {
+            self.state.work.notify_one();
+        }
         Ok(at)
     }
 
@@ -218,10 +236,15 @@ impl SimStream {
         host_fn::check("stream synchronize")?;
         let q = lock(&self.state.queue);
         let target = q.submitted;
-        let q = wait_until(&self.state.changed, q, timeout, "stream synchronize", |q| {
-            q.completed >= target
-        })?;
-        Self::take_error(&q, "stream synchronize")
+        drop(q);
+        let deadline = timeout.and_then(crate::sync::deadline);
+        if !self.state.wait_for(target, deadline) {
+            return Err(Error::Timeout {
+                op: "stream synchronize",
+                waited: timeout.unwrap_or_default(),
+            });
+        }
+        Self::take_error(&lock(&self.state.queue), "stream synchronize")
     }
 }
 
@@ -239,22 +262,24 @@ impl Drop for SimStream {
 fn worker(state: &StreamState, seed: u64, jitter: bool) {
     let mut rng = seed | 1;
     loop {
-        let item = {
+        let (item, wake_blocked) = {
             let mut q = lock(&state.queue);
             loop {
                 if let Some(item) = q.items.pop_front() {
                     if item.counted {
                         q.queued_ops -= 1;
                     }
-                    break item;
+                    break (item, q.blocked > 0);
                 }
                 if q.closed {
                     return;
                 }
+                q.worker_idle = true;
                 q = state.work.wait(q).unwrap_or_else(|e| e.into_inner());
+                q.worker_idle = false;
             }
         };
-        if item.counted {
+        if item.counted && wake_blocked {
             state.space.notify_one();
         }
         if jitter {
@@ -271,17 +296,28 @@ fn worker(state: &StreamState, seed: u64, jitter: bool) {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(item.task))
             .unwrap_or_else(|_| Err("a host function panicked".into()));
         let now = Instant::now();
-        let ready = {
+        let (ready, watched) = {
             let mut q = lock(&state.queue);
             q.completed += 1;
             if let Err(e) = result {
                 q.error.get_or_insert(e);
             }
             let done = q.completed;
-            let later = q.callbacks.split_off(&(done + 1));
-            std::mem::replace(&mut q.callbacks, later)
+            let due = q
+                .callbacks
+                .first_key_value()
+                .is_some_and(|(&at, _)| at <= done);
+            let ready = if due {
+                let later = q.callbacks.split_off(&(done + 1));
+                std::mem::replace(&mut q.callbacks, later)
+            } else {
+                BTreeMap::new()
+            };
+            (ready, q.watchers > 0)
         };
-        state.changed.notify_all();
+        if watched {
+            state.changed.notify_all();
+        }
         for f in ready.into_values().flatten() {
             f(now);
         }
@@ -297,6 +333,8 @@ struct EventProgress {
     completed_at: Option<Instant>,
     /// Callbacks waiting for a generation to complete.
     waiters: Vec<(u64, Box<dyn FnOnce() + Send>)>,
+    /// Threads waiting on the condition variable (it is notified only when some are).
+    watchers: usize,
 }
 
 /// A simulated event: a position in a stream, recorded any number of times.
@@ -330,13 +368,21 @@ impl SimEvent {
                     p.completed_at = Some(at);
                 }
                 let done = p.completed;
-                let (ready, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut p.waiters)
-                    .into_iter()
-                    .partition(|(g, _)| *g <= done);
-                p.waiters = rest;
-                ready
+                let ready = if p.waiters.is_empty() {
+                    Vec::new()
+                } else {
+                    let (ready, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut p.waiters)
+                        .into_iter()
+                        .partition(|(g, _)| *g <= done);
+                    p.waiters = rest;
+                    ready
+                };
+                (ready, p.watchers > 0)
             };
-            state.1.notify_all();
+            let (ready, watched) = ready;
+            if watched {
+                state.1.notify_all();
+            }
             for (_, f) in ready {
                 f();
             }
@@ -351,7 +397,9 @@ impl SimEvent {
         stream.submit_free(Box::new(move || {
             let mut p = lock(&state.0);
             while p.completed < target {
+                p.watchers += 1;
                 p = state.1.wait(p).unwrap_or_else(|e| e.into_inner());
+                p.watchers -= 1;
             }
             Ok(())
         }))
@@ -369,12 +417,23 @@ impl SimEvent {
 
     pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
         host_fn::check("event synchronize")?;
-        let p = lock(&self.state.0);
+        let mut p = lock(&self.state.0);
         let target = p.recorded;
-        let _guard = wait_until(&self.state.1, p, timeout, "event synchronize", |p| {
+        p.watchers += 1;
+        let waited = wait_until(&self.state.1, p, timeout, "event synchronize", |p| {
             p.completed >= target
-        })?;
-        Ok(())
+        });
+        // On a timeout the guard is gone: count this waiter out under a fresh lock.
+        match waited {
+            Ok(mut p) => {
+                p.watchers -= 1;
+                Ok(())
+            }
+            Err(e) => {
+                lock(&self.state.0).watchers -= 1;
+                Err(e)
+            }
+        }
     }
 
     /// Runs `f` when the most recent record completes (at once if it has).

@@ -1,0 +1,262 @@
+//! Host overhead of the process-group layer over the raw communicator (issue 13,
+//! row 1 and deliverable 6), 1 rank, 8 B f32 all-reduces on the selected driver:
+//!
+//! - per op: `ProcessGroup::all_reduce` + `Work::wait_host`, and the `wait_stream`
+//!   variant (+ `Stream::synchronize`), over `Communicator::all_reduce_in_place` +
+//!   `Stream::synchronize`;
+//! - bursts of 100 and 1000 ops, waited once at the end (a `WorkSet` / one
+//!   synchronize);
+//! - the wake latency of a host wait: from the stream passing a gate that held the
+//!   operation until `Work::wait_host` (or, side by side, `Stream::synchronize`)
+//!   returns (an upper bound: it includes running the operation).
+//!
+//! Every figure is the median of 7 repetitions that interleave the variants, and
+//! each ratio is printed next to its two times. Run with
+//! `cargo bench -p collectives --bench overhead` (`NCCL_RS_SIM_JITTER=off` for the
+//! sim without its scheduling jitter).
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use collectives::{Options, ProcessGroup, WorkSet};
+use nccl_safe::{Communicator, Config, Device, DeviceBuffer, Gate, ReduceOp, Stream, UniqueId};
+
+/// Repetitions, ops per figure, and host waits per wake figure; `cargo test` (which
+/// runs benches without `--bench`) gets a quick smoke run of every path instead.
+fn sizes() -> (usize, usize, usize) {
+    if std::env::args().any(|a| a == "--bench") {
+        (7, 2000, 200)
+    } else {
+        (1, 20, 3)
+    }
+}
+const LONG: Duration = Duration::from_secs(60);
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+struct Setup {
+    stream: Stream,
+    other: Stream,
+    comm: Communicator,
+    pg: ProcessGroup,
+    raw_buf: DeviceBuffer<f32>,
+    pg_buf: DeviceBuffer<f32>,
+}
+
+/// Microseconds per op of `f` run `n` times.
+fn per_op(n: usize, mut f: impl FnMut()) -> f64 {
+    let t = Instant::now();
+    for _ in 0..n {
+        f();
+    }
+    t.elapsed().as_secs_f64() * 1e6 / n as f64
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let dev = match std::env::var("NCCL_RS_BENCH_DRIVER").as_deref() {
+            Ok("cuda") => Device::cuda(0).expect("cuda device 0"),
+            _ => Device::sim(0).expect("sim device 0"),
+        };
+        let stream = Stream::new(&dev).unwrap();
+        let cfg = Config::new().blocking(false);
+        let comm = Communicator::init(&dev, 0, 1, &UniqueId::random(), &cfg).unwrap();
+        comm.wait_ready(LONG).unwrap();
+        let pg = ProcessGroup::new(
+            &dev,
+            0,
+            1,
+            &UniqueId::random(),
+            Options::new().name("bench"),
+        )
+        .unwrap();
+        let raw_buf = DeviceBuffer::from_slice(&stream, &[1.0f32, 2.0]).unwrap();
+        let pg_buf = DeviceBuffer::from_slice(&stream, &[1.0f32, 2.0]).unwrap();
+        stream.synchronize().unwrap();
+        Setup {
+            other: Stream::new(&dev).unwrap(),
+            stream,
+            comm,
+            pg,
+            raw_buf,
+            pg_buf,
+        }
+    }
+
+    fn raw_sync(&mut self, n: usize) -> f64 {
+        let (c, s, b) = (&self.comm, &self.stream, &mut self.raw_buf);
+        per_op(n, || {
+            c.all_reduce_in_place(b, ReduceOp::Sum, s).unwrap();
+            s.synchronize().unwrap();
+        })
+    }
+
+    fn pg_host(&mut self, n: usize) -> f64 {
+        let (pg, b) = (&self.pg, &mut self.pg_buf);
+        per_op(n, || {
+            pg.all_reduce(b, ReduceOp::Sum)
+                .unwrap()
+                .wait_host(LONG)
+                .unwrap();
+        })
+    }
+
+    fn pg_stream(&mut self, n: usize) -> f64 {
+        let (pg, s, b) = (&self.pg, &self.stream, &mut self.pg_buf);
+        per_op(n, || {
+            pg.all_reduce(b, ReduceOp::Sum)
+                .unwrap()
+                .wait_stream(s)
+                .unwrap();
+            s.synchronize().unwrap();
+        })
+    }
+
+    /// The raw analogue of `pg_stream`: the all-reduce on a second stream, which this
+    /// stream waits for through an event.
+    fn raw_two_streams(&mut self, n: usize) -> f64 {
+        let (c, s, o, b) = (&self.comm, &self.stream, &self.other, &mut self.raw_buf);
+        per_op(n, || {
+            c.all_reduce_in_place(b, ReduceOp::Sum, o).unwrap();
+            s.wait_event(&o.record_event().unwrap()).unwrap();
+            s.synchronize().unwrap();
+        })
+    }
+
+    /// Microseconds per op of a burst of `n` ops waited once.
+    fn raw_burst(&mut self, n: usize) -> f64 {
+        let t = Instant::now();
+        for _ in 0..n {
+            self.comm
+                .all_reduce_in_place(&mut self.raw_buf, ReduceOp::Sum, &self.stream)
+                .unwrap();
+        }
+        self.stream.synchronize().unwrap();
+        t.elapsed().as_secs_f64() * 1e6 / n as f64
+    }
+
+    fn pg_burst(&mut self, n: usize) -> f64 {
+        let t = Instant::now();
+        let mut set = WorkSet::new();
+        for _ in 0..n {
+            set.push(self.pg.all_reduce(&mut self.pg_buf, ReduceOp::Sum).unwrap());
+        }
+        set.wait_host(LONG).unwrap();
+        t.elapsed().as_secs_f64() * 1e6 / n as f64
+    }
+
+    /// Median microseconds from the moment the stream passes a gate that held one
+    /// all-reduce until the host wait returns: `Work::wait_host` (`host`) or
+    /// `Stream::synchronize`. The instant is taken by a stream callback registered
+    /// before the all-reduce, so the figure bounds the wake latency from above (it
+    /// includes running the 8 B all-reduce).
+    fn wake(&mut self, host: bool) -> f64 {
+        let dev = self.pg.device().clone();
+        let wakes = sizes().2;
+        let mut v = Vec::with_capacity(wakes);
+        for _ in 0..wakes {
+            let gate = Gate::new(&dev).unwrap();
+            self.pg.comm_stream().wait_gate(&gate).unwrap();
+            let (tx, rx) = mpsc::channel();
+            self.pg
+                .comm_stream()
+                .on_complete(move || {
+                    let _ = tx.send(Instant::now());
+                })
+                .unwrap();
+            let work = self.pg.all_reduce(&mut self.pg_buf, ReduceOp::Sum).unwrap();
+            let opener = std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_micros(300));
+                gate.open();
+            });
+            if host {
+                work.wait_host(LONG).unwrap();
+            } else {
+                self.pg.comm_stream().synchronize().unwrap();
+            }
+            let back = Instant::now();
+            let passed = rx.recv().unwrap();
+            opener.join().unwrap();
+            v.push(back.saturating_duration_since(passed).as_secs_f64() * 1e6);
+        }
+        median(v)
+    }
+}
+
+fn row(what: &str, a: &[f64], b: &[f64], target: &str) {
+    let (ma, mb) = (median(a.to_vec()), median(b.to_vec()));
+    println!(
+        "{what:<44} {ma:>10.2} us {mb:>10.2} us {:>8.2}x  {target}",
+        ma / mb
+    );
+}
+
+fn main() {
+    let (reps, ops, _) = sizes();
+    let mut s = Setup::new();
+    // Warm up every path once.
+    s.raw_sync(50);
+    s.pg_host(50);
+    s.pg_stream(50);
+    s.raw_two_streams(50);
+    let mut m: [Vec<f64>; 10] = Default::default();
+    for _ in 0..reps {
+        m[0].push(s.pg_host(ops));
+        m[1].push(s.raw_sync(ops));
+        m[2].push(s.pg_stream(ops));
+        m[3].push(s.pg_burst(100));
+        m[4].push(s.raw_burst(100));
+        m[5].push(s.pg_burst(1000));
+        m[6].push(s.raw_burst(1000));
+        m[7].push(s.wake(true));
+        m[8].push(s.wake(false));
+        m[9].push(s.raw_two_streams(ops));
+    }
+    println!(
+        "1 rank, 8 B f32 all-reduce on {:?}, median of {reps} interleaved repetitions",
+        s.pg.device()
+    );
+    println!(
+        "{:<44} {:>13} {:>13} {:>9}",
+        "what", "group", "raw", "ratio"
+    );
+    row(
+        "per op: wait_host / synchronize",
+        &m[0],
+        &m[1],
+        "(target <= 1.10x)",
+    );
+    row(
+        "per op: wait_stream+synchronize / synchronize",
+        &m[2],
+        &m[1],
+        "",
+    );
+    row(
+        "  the same / raw on a 2nd stream + wait_event",
+        &m[2],
+        &m[9],
+        "",
+    );
+    row(
+        "burst of 100, per op: WorkSet / synchronize",
+        &m[3],
+        &m[4],
+        "",
+    );
+    row(
+        "burst of 1000, per op: WorkSet / synchronize",
+        &m[5],
+        &m[6],
+        "",
+    );
+    row(
+        "wake (gate passed to return): wait_host / sync",
+        &m[7],
+        &m[8],
+        "(target <= 20 us)",
+    );
+}

@@ -1,0 +1,88 @@
+//! Backpressure: `Options::max_in_flight` is where the host first waits. Every check
+//! is a count (how many calls returned while the stream was held), never a timing; the
+//! only clock is a generous bound on how long a call that must not block may take.
+
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use collectives::{Error, Options, ProcessGroup, WorkSet};
+use nccl_safe::{Device, DeviceBuffer, Gate, ReduceOp, Stream, UniqueId};
+
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// Issues `cap` all-reduces on a held stream, then one more: the first `cap` return
+/// without waiting (none of them can complete while the gate is closed), the next one
+/// waits for room and, since none comes before the group's timeout, fails with the
+/// cap. Each test uses a device of its own (a held stream holds up a device's
+/// teardown). Then the gate opens and every issued operation completes with its value.
+fn the_cap_is_where_the_host_first_waits(ordinal: usize, cap: Option<usize>) {
+    let (tx, rx) = mpsc::channel();
+    let (open_tx, open_rx) = mpsc::channel::<()>();
+    let issuer = thread::spawn(move || {
+        let dev = Device::sim(ordinal).unwrap();
+        // The watchdog must not time the held operations out during the test.
+        let mut options = Options::new()
+            .timeout(Duration::from_millis(500))
+            .watchdog_interval(Duration::from_secs(3600));
+        if let Some(c) = cap {
+            options = options.max_in_flight(c);
+        }
+        let pg = ProcessGroup::new(&dev, 0, 1, &UniqueId::random(), options).unwrap();
+        let s = Stream::new(&dev).unwrap();
+        let gate = Gate::new(&dev).unwrap();
+        pg.comm_stream().wait_gate(&gate).unwrap();
+        let want = cap.unwrap_or(1024);
+        let mut bufs: Vec<DeviceBuffer<i32>> = (0..want + 1)
+            .map(|i| DeviceBuffer::from_slice(&s, &[i as i32; 2]).unwrap())
+            .collect();
+        s.synchronize().unwrap();
+        let mut works = WorkSet::new();
+        let (last, first) = bufs.split_last_mut().unwrap();
+        for b in first.iter_mut() {
+            works.push(pg.all_reduce(b, ReduceOp::Sum).unwrap());
+        }
+        tx.send(("issued", works.len(), pg.in_flight())).unwrap();
+        let refused = pg.all_reduce(last, ReduceOp::Sum).unwrap_err();
+        let (in_flight, at) = match refused {
+            Error::InFlightCap { in_flight, cap, .. } => (in_flight, cap),
+            other => panic!("expected the in-flight cap, got {other}"),
+        };
+        tx.send(("refused", in_flight, at)).unwrap();
+        open_rx.recv().unwrap(); // the test thread saw the counts
+        gate.open();
+        works.wait_host(PATIENCE).unwrap();
+        bufs[..want]
+            .iter()
+            .enumerate()
+            .all(|(i, b)| b.to_vec(&s).unwrap() == vec![i as i32; 2])
+    });
+    let want = cap.unwrap_or(1024);
+    let issued = rx
+        .recv_timeout(PATIENCE)
+        .expect("the calls below the cap returned while the stream was held");
+    assert_eq!(issued, ("issued", want, want));
+    let refused = rx.recv_timeout(PATIENCE).unwrap();
+    assert_eq!(
+        refused,
+        ("refused", want, want),
+        "the next call waited at the cap"
+    );
+    open_tx.send(()).unwrap();
+    assert!(
+        issuer.join().unwrap(),
+        "every held operation completed with its value"
+    );
+}
+
+#[test]
+fn the_default_cap_is_where_the_host_first_waits() {
+    // The default cap (1024) equals the sim's default launch-queue depth: each
+    // operation of a group takes one place in the queue, so all 1024 fit.
+    the_cap_is_where_the_host_first_waits(0, None);
+}
+
+#[test]
+fn a_lower_cap_is_where_the_host_first_waits() {
+    the_cap_is_where_the_host_first_waits(1, Some(100));
+}

@@ -145,7 +145,9 @@ impl CommInner {
         if self.stopped.load(Ordering::Acquire) {
             return Err(Error::Aborted {
                 what: format!(
-                    "{op} on rank {} of {}: the communicator was stopped because another                      communicator on {} was torn down while this one's work made no progress",
+                    "{op} on rank {} of {}: the communicator was stopped because another \
+                     communicator on {} was torn down while this one's work made no \
+                     progress for its teardown timeout",
                     self.rank, self.size, self.device
                 ),
             });
@@ -244,25 +246,24 @@ impl CommInner {
     }
 
     /// Aborts (local): the abort flag first (it never waits), then the device's other
-    /// communicators that still have work are waited for while it progresses, and
-    /// those stalled for a second are stopped (their work would hold up the
-    /// device-wide synchronisation of the frees), then the abort that frees. No lock
-    /// is held across anything that can block.
+    /// communicators are settled (`quiesce_device`), then the abort that frees. No
+    /// lock is held across anything that can block.
     pub(super) fn abort_now(&self) -> Result<()> {
         if self.aborted.swap(true, Ordering::AcqRel) || self.closed.load(Ordering::Acquire) {
             return Ok(());
         }
         self.imp.signal_abort();
-        let limit = self.config.teardown_timeout;
-        self.quiesce_device("aborted", limit.min(Duration::from_secs(1)), limit);
+        self.quiesce_device("aborted", self.config.teardown_timeout);
         self.imp.abort(self.config.teardown_timeout)
     }
 
-    /// Before this communicator's teardown synchronises the device: waits for the
-    /// device's other communicators with outstanding work, for as long as their work
-    /// progresses (up to `limit`); each one whose work completed nothing for `stall`
-    /// (or still runs at `limit`) is stopped, since only an abort could release it.
-    fn quiesce_device(&self, why: &str, stall: Duration, limit: Duration) {
+    /// Before this communicator's teardown synchronises the device (freeing memory
+    /// waits for all of the device's work): watches the device's other communicators
+    /// with outstanding work for up to `limit`. One whose work completes nothing for
+    /// its own teardown timeout is stopped, since only an abort could release it; one
+    /// whose work progresses is left alone (the teardown's free then waits for it, as
+    /// on a GPU).
+    fn quiesce_device(&self, why: &str, limit: Duration) {
         let busy = |c: &CommInner| {
             !c.aborted.load(Ordering::Acquire)
                 && !c.closed.load(Ordering::Acquire)
@@ -279,9 +280,8 @@ impl CommInner {
             })
             .collect();
         let deadline = crate::sync::deadline(limit);
-        while !watch.is_empty() {
+        loop {
             let now = Instant::now();
-            let past_limit = deadline.is_some_and(|d| now >= d);
             let mut keep = Vec::with_capacity(watch.len());
             for (c, done, since) in watch {
                 if !busy(&c) {
@@ -293,16 +293,18 @@ impl CommInner {
                 } else {
                     (done, since)
                 };
-                if past_limit || now.saturating_duration_since(since) >= stall {
-                    c.stop(&self.device, why, now.saturating_duration_since(since));
+                let stalled = now.saturating_duration_since(since);
+                if stalled >= c.config.teardown_timeout {
+                    c.stop(&self.device, why, stalled);
                 } else {
                     keep.push((c, done, since));
                 }
             }
             watch = keep;
-            if !watch.is_empty() {
-                std::thread::sleep(Duration::from_millis(2));
+            if watch.is_empty() || deadline.is_some_and(|d| now >= d) {
+                return;
             }
+            std::thread::sleep(Duration::from_millis(2));
         }
     }
 
@@ -311,7 +313,9 @@ impl CommInner {
     /// no such flag, a full abort on a thread of its own. Its own teardown still frees.
     fn stop(self: &Arc<Self>, device: &Device, why: &str, stalled: Duration) {
         log::warn!(
-            "{device}: communicator rank {} of {} is stopped because another communicator              on the device is being {why} while this one's work made no progress for              {stalled:?} (tearing down frees memory, which waits for the whole device)",
+            "{device}: communicator rank {} of {} is stopped because another communicator \
+             on the device is being {why} while this one's work made no progress for \
+             {stalled:?} (tearing down frees memory, which waits for the whole device)",
             self.rank,
             self.size
         );
@@ -381,8 +385,7 @@ impl CommInner {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
-        let limit = self.config.teardown_timeout;
-        self.quiesce_device("closed", limit, limit);
+        self.quiesce_device("closed", self.config.teardown_timeout);
         self.imp.destroy(self.config.teardown_timeout)
     }
 

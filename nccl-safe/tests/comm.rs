@@ -792,3 +792,26 @@ mod size_one {
         abort_with_gated_work(Device::cuda(0).unwrap());
     }
 }
+
+#[test]
+fn a_send_whose_receiver_took_the_data_and_then_closed_succeeds() {
+    // The receiver finishes its part before it destroys its communicator; the sender,
+    // still looking, must see the receive done rather than a destroyed peer.
+    for round in 0..120 {
+        let devs = [Device::sim(6).unwrap(), Device::sim(7).unwrap()];
+        let mut comms = Communicator::init_all(&devs, &Config::new()).unwrap();
+        let (s0, s1) = (
+            Stream::new(&devs[0]).unwrap(),
+            Stream::new(&devs[1]).unwrap(),
+        );
+        let x = DeviceBuffer::from_slice(&s0, &[round as u32; 256]).unwrap();
+        let mut y = DeviceBuffer::<u32>::zeroed(&s1, 256).unwrap();
+        comms[0].send(&x, 1, &s0).unwrap();
+        comms[1].recv(&mut y, 0, &s1).unwrap();
+        assert_eq!(y.to_vec(&s1).unwrap(), vec![round as u32; 256]);
+        comms.pop().unwrap().close().unwrap();
+        s0.synchronize_timeout(PATIENCE)
+            .unwrap_or_else(|e| panic!("round {round}: {e}"));
+        comms.pop().unwrap().close().unwrap();
+    }
+}

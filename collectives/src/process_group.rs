@@ -95,6 +95,20 @@ pub struct ProcessGroup {
     _watchdog: Watchdog,
 }
 
+/// The communicator's teardown timeout: how long its teardown waits, and how long its
+/// work may make no progress before another communicator's teardown on the device stops
+/// it. It outlasts the group's own timeout by a grace (when the timeout is under the 30 s
+/// cap), so that a collective stalled on a missing rank is reported by the group's
+/// watchdog as a timeout (dumps on every rank, a hang report naming the rank) rather
+/// than first stopped by an unrelated group that is being closed.
+fn teardown_timeout(options: &Options) -> Duration {
+    let grace = (options.watchdog_interval * 4).max(Duration::from_secs(1));
+    options
+        .timeout
+        .saturating_add(grace)
+        .min(Duration::from_secs(30))
+}
+
 impl ProcessGroup {
     /// Joins rank `rank` of `size` named by `id` on `device`, with a non-blocking
     /// communicator underneath.
@@ -113,7 +127,7 @@ impl ProcessGroup {
             .blocking(false)
             .comm_name(&options.name)
             .call_timeout(options.timeout)
-            .teardown_timeout(options.timeout.min(Duration::from_secs(30)));
+            .teardown_timeout(teardown_timeout(&options));
         options.validate()?;
         let _span = crate::trace::init(&options.name, rank, size);
         let comm = Communicator::init(device, rank, size, id, &config)?;

@@ -324,7 +324,12 @@ fn when_one_rank_times_out_every_rank_dumps_and_dumps_are_never_overwritten() {
         if (0..3).all(|r| d.iter().filter(|x| x.rank == r).count() >= 2) {
             break d;
         }
-        assert!(start.elapsed() < PATIENCE, "{} dumps", d.len());
+        assert!(
+            start.elapsed() < PATIENCE,
+            "{} dumps: {:?}",
+            d.len(),
+            d.iter().map(|x| (x.rank, &x.reason)).collect::<Vec<_>>()
+        );
         thread::sleep(Duration::from_millis(10));
     };
     // Rank 2 issued nothing, yet it dumped when its peers timed out.
@@ -341,4 +346,57 @@ fn when_one_rank_times_out_every_rank_dumps_and_dumps_are_never_overwritten() {
             .any(|l| l.contains("ranks 0,1 waiting; rank 2 never issued it")),
         "{lines:#?}"
     );
+}
+
+#[test]
+fn a_group_stalled_on_a_missing_rank_times_out_even_while_another_group_on_its_device_closes() {
+    // Group "stalled" (devices 6 and 7) waits for rank 1, which never issues; group
+    // "closing" on device 6 is closed meanwhile with work of its own, so its teardown
+    // watches the device's other communicators. The stalled group must still end in its
+    // own timeout (which names the missing rank in the hang report), not be stopped
+    // first by the unrelated teardown.
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options::new()
+        .name("stalled")
+        .timeout(Duration::from_millis(300))
+        .watchdog_interval(Duration::from_millis(20))
+        .dump_dir(dir.path());
+    let issued = Arc::new(Barrier::new(2));
+    let issued2 = issued.clone();
+    let closer = thread::spawn(move || {
+        let pg = single(6, Options::new().name("closing"));
+        let s = Stream::new(pg.device()).unwrap();
+        let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 16]).unwrap();
+        issued2.wait(); // the stalled group's operation is in flight
+        for _ in 0..20 {
+            drop(pg.all_reduce(&mut x, ReduceOp::Sum).unwrap()); // not cancelled
+        }
+        drop(pg); // teardown while the other group is stalled
+    });
+    let done = Arc::new(Barrier::new(2)); // rank 1 keeps its communicator till then
+    let out = on_ranks(6, 2, options, move |rank, pg| {
+        let err = if rank == 0 {
+            let s = Stream::new(pg.device()).unwrap();
+            let mut x = DeviceBuffer::from_slice(&s, &[1u32; 4]).unwrap();
+            let w = pg.all_reduce(&mut x, ReduceOp::Max).unwrap();
+            issued.wait();
+            Some(w.wait_host(PATIENCE).unwrap_err())
+        } else {
+            None
+        };
+        done.wait();
+        err
+    });
+    closer.join().unwrap();
+    match out[0].as_ref().unwrap() {
+        Error::Timeout {
+            group, rank, op, ..
+        } => {
+            assert_eq!(
+                (group.as_str(), *rank, op.as_str()),
+                ("stalled", 0, "all_reduce")
+            )
+        }
+        other => panic!("expected the group's own timeout, got: {other}"),
+    }
 }

@@ -130,7 +130,9 @@ impl Config {
     }
 
     /// How long `Drop` and [`Communicator::close`](crate::Communicator::close) wait for outstanding work before
-    /// aborting (default 30 s).
+    /// aborting (default 30 s). It is also how long this communicator's work may make no
+    /// progress while another communicator on its device is torn down before that
+    /// teardown stops it (freeing memory waits for the whole device).
     pub fn teardown_timeout(mut self, timeout: Duration) -> Config {
         self.teardown_timeout = timeout;
         self

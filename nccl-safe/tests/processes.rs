@@ -424,6 +424,7 @@ fn a_killed_process_is_named_within_a_second_and_leaves_nothing_behind() {
             "rank {rank}: {text}"
         );
         let after = ms.saturating_sub(killed_at);
+        eprintln!("rank {rank} learned of the kill {after} ms after it");
         assert!(
             after < 1000,
             "rank {rank} learned it {after} ms after the kill"
@@ -458,6 +459,7 @@ fn an_abort_is_a_remote_failure_for_the_peers_within_a_second() {
         "{text}"
     );
     let after = ms.parse::<u128>().unwrap().saturating_sub(aborted_at);
+    eprintln!("rank 1 learned of rank 0's abort {after} ms after it");
     assert!(after < 1000, "{after} ms");
 }
 

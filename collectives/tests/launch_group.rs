@@ -1,7 +1,7 @@
 //! `ProcessGroup::from_env` in real processes without `nccl-run`: torchrun-style
 //! variables with rank 0 hosting the store (and a token), a file store, Slurm's
-//! derived address, a rank that never arrives, and the opt-out of failure
-//! propagation. This test binary re-runs itself as each rank (`child`, an entry
+//! derived address, a rank that never arrives, the opt-out of failure propagation,
+//! and rank 0 printing the job's hang report when no `nccl-run` does. This test binary re-runs itself as each rank (`child`, an entry
 //! point that normal runs show as ignored); ranks report on lines starting with `@@`.
 
 use std::process::{Child, Command, Stdio};
@@ -103,6 +103,25 @@ fn child() {
         .wait_host(PATIENCE)
         .unwrap();
     let n = size as i64;
+    if scenario == "missing" {
+        // Rank 1 never issues the second all-reduce; the others time out.
+        if rank == 1 {
+            let start = Instant::now();
+            while pg.aborted().is_none() && start.elapsed() < PATIENCE {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            drop(pg);
+            std::process::exit(1);
+        }
+        let err = pg
+            .all_reduce(&mut x, ReduceOp::Sum)
+            .unwrap()
+            .wait_host(PATIENCE)
+            .unwrap_err();
+        println!("@@ error: {err}");
+        drop(pg); // waits for rank 0's report, which is printed on the group's link
+        std::process::exit(1);
+    }
     println!("@@ sum {}", x.to_vec(&s).unwrap()[0]);
     assert_eq!(x.to_vec(&s).unwrap(), vec![n * (n + 1) / 2; 3]);
     if scenario == "opt-out" {
@@ -244,4 +263,40 @@ fn failure_propagation_can_be_turned_off() {
     let (ok1, lines1, _) = results.next().unwrap();
     assert!(!ok1);
     assert_eq!(lines1, ["sum 3"]);
+}
+
+#[test]
+fn without_nccl_run_rank_zero_prints_the_jobs_hang_report_naming_the_missing_rank() {
+    let port = free_port();
+    let kids: Vec<Child> = (0..3)
+        .map(|r| {
+            let mut env = torchrun(r, 3, port);
+            env.push(("TEST_TIMEOUT_MS", "1000".into()));
+            spawn("missing", &env)
+        })
+        .collect();
+    let mut texts = Vec::new();
+    for kid in kids {
+        let (_, _, text) = finish(kid);
+        texts.push(text);
+    }
+    let report: Vec<&str> = texts[0]
+        .lines()
+        .filter(|l| l.starts_with("nccl-rs: hang report: "))
+        .collect();
+    assert!(
+        report.iter().any(|l| l.contains("all_reduce #2 (")
+            && l.contains("launch_group.rs")
+            && l.contains("ranks 0,2 waiting; rank 1 never issued it (last: all_reduce #1 at")),
+        "rank 0's output: {}",
+        texts[0]
+    );
+    eprintln!("{}", report.join("\n"));
+    // Only rank 0 prints it.
+    for (rank, text) in texts.iter().enumerate().skip(1) {
+        assert!(
+            !text.contains("nccl-rs: hang report"),
+            "rank {rank}: {text}"
+        );
+    }
 }

@@ -125,7 +125,9 @@ impl ProcessGroup {
         let propagate = options.propagate_failures;
         let pg = ProcessGroup::new(device, rank, size, &id, options)?;
         if let (Some(r), true) = (rdv, propagate) {
-            Link::attach(&pg.inner, r.store, r.tcp, r.server, prefix)?;
+            // Under nccl-run the launcher prints the job's hang report; else rank 0.
+            let report = launch.launcher != crate::launch::Launcher::NcclRun;
+            Link::attach(&pg.inner, r.store, r.tcp, r.server, prefix, report)?;
         }
         Ok(pg)
     }

@@ -18,6 +18,13 @@
 //!   group closes it too; the rank hosting the store keeps serving until the other
 //!   ranks have left (at most [`HOST_GRACE`]).
 //!
+//! - Without `nccl-run` (under `srun`, `mpirun`, torchrun), rank 0 prints the job's
+//!   one hang report itself: after the failure, on its link thread, it reads every
+//!   rank's flight record from the store (over a connection of its own, as its
+//!   registered one is closed; waiting at most [`REPORT_WAIT`] for records that are
+//!   still to come) and writes the merged report to standard error, each line starting
+//!   `nccl-rs: hang report: `. Under `nccl-run` the launcher prints it instead.
+//!
 //! A lost store connection stops the watching (logged): a rank whose store host is
 //! gone still has its own timeouts. A file store has no disconnect registration, so
 //! there a dead process is noticed only through the timeouts of the others.
@@ -37,6 +44,10 @@ const ECHO_DELAY: Duration = Duration::from_millis(200);
 
 /// The job-wide key holding the first failure, a [`JobFailure`] in JSON.
 pub const FAILED_KEY: &str = "nccl-rs/failed";
+
+/// How long rank 0 waits for the other ranks' flight records before it prints the
+/// hang report with those it has (a killed rank never writes one).
+pub const REPORT_WAIT: Duration = Duration::from_secs(3);
 
 /// How long the rank hosting the store keeps serving, when its group is dropped, for
 /// the other ranks to leave.
@@ -87,6 +98,8 @@ struct Shared {
     tcp: Option<Arc<TcpStore>>,
     me: JobFailure,
     interval: Duration,
+    /// Whether this rank prints the job's hang report (rank 0, not under `nccl-run`).
+    report: bool,
     /// This rank's own failure to publish, once.
     own: Mutex<Option<(String, Dump, bool)>>,
     stop: Mutex<bool>,
@@ -109,6 +122,7 @@ impl Link {
         tcp: Option<Arc<TcpStore>>,
         server: Option<TcpStoreServer>,
         prefix: String,
+        report: bool,
     ) -> crate::Result<()> {
         let me = JobFailure {
             rank: inner.rank,
@@ -132,6 +146,7 @@ impl Link {
             tcp,
             me,
             interval: inner.options.watchdog_interval,
+            report: report && inner.rank == 0,
             own: Mutex::new(None),
             stop: Mutex::new(false),
             wake: Condvar::new(),
@@ -168,7 +183,7 @@ impl Shared {
         loop {
             {
                 let stop = lock(&self.stop);
-                if *stop {
+                if *stop && lock(&self.own).is_none() {
                     return; // Link::drop publishes what is left
                 }
                 if lock(&self.own).is_none() {
@@ -176,7 +191,7 @@ impl Shared {
                         .wake
                         .wait_timeout(stop, self.interval)
                         .unwrap_or_else(|e| e.into_inner());
-                    if *stop {
+                    if *stop && lock(&self.own).is_none() {
                         return;
                     }
                 }
@@ -185,6 +200,7 @@ impl Shared {
             if let Some((reason, dump, timeout)) = own {
                 self.publish_own(reason, &dump, timeout);
                 self.close();
+                self.print_report();
                 return;
             }
             match self.store.get(FAILED_KEY) {
@@ -208,6 +224,8 @@ impl Shared {
                     self.close();
                     inner.dump(&why);
                     inner.abort_group(&other);
+                    drop(inner);
+                    self.print_report();
                     return;
                 }
                 Err(e) => {
@@ -256,6 +274,71 @@ impl Shared {
         }
     }
 
+    /// Rank 0's hang report of the job (when [`Shared::report`]): every rank's flight
+    /// record as far as they arrive within [`REPORT_WAIT`], merged, on standard error.
+    fn print_report(&self) {
+        if !self.report {
+            return;
+        }
+        // The registered connection is closed (so that this process's exit cannot
+        // overwrite the culprit): a TCP store is read over a new one.
+        let fresh = match &self.tcp {
+            Some(tcp) => {
+                let opts = tcp.options().clone().connect_timeout(REPORT_WAIT);
+                match TcpStore::connect(tcp.addr(), opts) {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        eprintln!("nccl-rs: hang report: cannot read the flight records: {e}");
+                        return;
+                    }
+                }
+            }
+            None => None,
+        };
+        let store: &dyn Store = match &fresh {
+            Some(s) => s,
+            None => &*self.store,
+        };
+        let keys: Vec<String> = (0..self.me.size)
+            .map(|r| dump_key(&self.me.prefix, r))
+            .collect();
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let _ = store.wait(&refs, REPORT_WAIT);
+        let mut dumps = Vec::new();
+        let mut missing = Vec::new();
+        for (rank, key) in keys.iter().enumerate() {
+            match store
+                .get(key)
+                .ok()
+                .flatten()
+                .map(|b| serde_json::from_slice::<Dump>(&b))
+            {
+                Some(Ok(d)) => dumps.push(d),
+                _ => missing.push(rank.to_string()),
+            }
+        }
+        if let Some(s) = &fresh {
+            let _ = s.close();
+        }
+        let lines = crate::report::hang_report(&dumps);
+        if lines.is_empty() {
+            eprintln!(
+                "nccl-rs: hang report: nothing pending in {} flight record(s)",
+                dumps.len()
+            );
+        }
+        for l in lines {
+            eprintln!("nccl-rs: hang report: {l}");
+        }
+        if !missing.is_empty() {
+            eprintln!(
+                "nccl-rs: hang report: no flight record from rank(s) {} within {:?}",
+                missing.join(","),
+                REPORT_WAIT
+            );
+        }
+    }
+
     fn close(&self) {
         if let Some(tcp) = &self.tcp {
             let _ = tcp.close();
@@ -278,6 +361,8 @@ impl Drop for Link {
         let own = lock(&self.shared.own).take();
         if let Some((reason, dump, timeout)) = own {
             self.shared.publish_own(reason, &dump, timeout);
+            self.shared.close();
+            self.shared.print_report();
         }
         self.shared.close();
         if let Some(server) = self.server.take() {

@@ -123,6 +123,11 @@ impl TcpStore {
         &self.addr
     }
 
+    /// The settings it was connected with.
+    pub fn options(&self) -> &ClientOptions {
+        &self.options
+    }
+
     /// Registers that the *server* sets `key` to `value` if this client's connection
     /// ends without [`close`](Self::close): the process was killed, crashed, panicked,
     /// dropped this `TcpStore`, or the connection broke. Other ranks `wait` on `key` to

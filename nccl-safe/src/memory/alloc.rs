@@ -2,6 +2,7 @@
 //! their pending uses; uses that own their allocation (for calls collected before they
 //! are enqueued); and the argument checks every memory operation shares.
 
+use std::any::Any;
 use std::ops::{Bound, Range, RangeBounds};
 use std::sync::{Arc, Mutex};
 
@@ -42,14 +43,76 @@ impl Use<'_> {
     }
 }
 
+/// Who owns the memory of an [`Allocation`].
+enum Backing {
+    /// This library: freed, stream-ordered, after the last pending use.
+    Owned,
+    /// Another library's object (a cudarc slice), dropped after the last pending use;
+    /// `None` once handed back (`Allocation::take_foreign`).
+    Foreign(Option<Box<dyn Any + Send + Sync>>),
+}
+
 /// A device allocation and its tracker; freed, stream-ordered, when dropped.
 pub(crate) struct Allocation {
     pub(super) device: Device,
     pub(super) ptr: u64,
     tracker: Mutex<Tracker>,
+    backing: Backing,
 }
 
 impl Allocation {
+    /// Tracks `bytes` at `ptr` that `owner` owns (memory of another library): the
+    /// first use is `first`, a write by stream `stream` completed by its event. When
+    /// the allocation is dropped, `owner` is dropped once every pending use completed
+    /// (never by making a stream wait, as for our own frees).
+    #[cfg_attr(not(feature = "cudarc"), allow(dead_code))]
+    pub(crate) fn foreign(
+        device: &Device,
+        ptr: u64,
+        bytes: usize,
+        owner: Box<dyn Any + Send + Sync>,
+        stream: u64,
+        first: crate::driver::SharedEvent,
+    ) -> Arc<Allocation> {
+        let alloc = Arc::new(Allocation {
+            device: device.clone(),
+            ptr,
+            tracker: Mutex::new(Tracker::default()),
+            backing: Backing::Foreign(Some(owner)),
+        });
+        lock(&alloc.tracker).add(0..bytes, true, stream, first);
+        alloc
+    }
+
+    /// Hands a foreign allocation's owner back with the events its pending uses
+    /// complete with; `Err(alloc)` while someone else (an operation collected in a
+    /// group) still holds the allocation, or for memory this library owns.
+    #[cfg_attr(not(feature = "cudarc"), allow(dead_code))]
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn take_foreign(
+        alloc: Arc<Allocation>,
+    ) -> std::result::Result<
+        (Box<dyn Any + Send + Sync>, Vec<crate::driver::SharedEvent>),
+        Arc<Allocation>,
+    > {
+        let mut alloc = Arc::try_unwrap(alloc)?;
+        let owner = match &mut alloc.backing {
+            Backing::Foreign(owner) => owner.take(),
+            Backing::Owned => None,
+        };
+        let Some(owner) = owner else {
+            return Err(Arc::new(alloc));
+        };
+        let pending = lock(&alloc.tracker).pending();
+        Ok((owner, pending))
+    }
+
+    /// The device holding the memory.
+    #[cfg_attr(not(feature = "cudarc"), allow(dead_code))]
+    pub(crate) fn device(&self) -> &Device {
+        &self.device
+    }
+
     pub(super) fn tracker(&self) -> &Mutex<Tracker> {
         &self.tracker
     }
@@ -62,6 +125,7 @@ impl Allocation {
             device: device.clone(),
             ptr,
             tracker: Mutex::new(Tracker::default()),
+            backing: Backing::Owned,
         });
         // First uses on other streams wait for the allocation itself.
         let event = internal.imp.record_new()?;
@@ -74,9 +138,21 @@ impl Drop for Allocation {
     fn drop(&mut self) {
         // Freed after this buffer's own pending uses, and only those: no stream waits,
         // so later allocations never queue behind a late peer's work (Decision 3).
+        // Memory of another library is released the same way: its owner is dropped
+        // once the pending uses completed.
+        let owner = match &mut self.backing {
+            Backing::Owned => None,
+            Backing::Foreign(owner) => match owner.take() {
+                Some(owner) => Some(owner),
+                None => return, // handed back to its owner
+            },
+        };
         let pending = lock(&self.tracker).pending();
         let (device, ptr) = (self.device.clone(), self.ptr);
-        let free = move || device.free_after(ptr, pending);
+        let free = move || match owner {
+            None => device.free_after(ptr, pending),
+            Some(owner) => device.release_after(owner, pending),
+        };
         if host_fn::inside() {
             host_fn::defer(Box::new(free));
         } else {

@@ -28,7 +28,7 @@ trait AmbiguousIfClone<A> {
     fn check() {}
 }
 impl<T: ?Sized> AmbiguousIfClone<()> for T {}
-impl<T: ?Sized + Clone> AmbiguousIfClone<u8> for T {}
+impl<T: Clone> AmbiguousIfClone<u8> for T {}
 
 #[test]
 fn thread_safety_and_ownership_are_decided_at_compile_time() {

@@ -212,3 +212,103 @@ pub(super) fn user_stream<'s>(
     check_same_device(op, device, stream.device())?;
     Ok(&stream.inner)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The foreign-owner hook (memory another library owns, tracked here): on the sim,
+    //! where no other library exists, a probe stands in for the owner and a buffer of
+    //! ours for its memory.
+    use std::sync::mpsc::{Receiver, Sender, channel};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::memory::view::DeviceViewMut;
+    use crate::{DeviceBuffer, Gate};
+
+    /// A sim device that no other unit test of this crate holds streams on.
+    const ORDINAL: usize = 5;
+
+    struct Probe(Sender<()>);
+
+    impl Drop for Probe {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+
+    struct Setup {
+        dev: Device,
+        s: Stream,
+        backing: DeviceBuffer<f32>,
+        gated: Stream,
+        gate: Gate,
+    }
+
+    fn setup() -> Setup {
+        let dev = Device::sim(ORDINAL).unwrap();
+        let s = Stream::new(&dev).unwrap();
+        let backing = DeviceBuffer::<f32>::zeroed(&s, 64).unwrap();
+        let (gated, gate) = (Stream::new(&dev).unwrap(), Gate::new(&dev).unwrap());
+        gated.wait_gate(&gate).unwrap();
+        Setup {
+            dev,
+            s,
+            backing,
+            gated,
+            gate,
+        }
+    }
+
+    /// A foreign allocation over `backing`'s memory, owned by a probe, with a fill
+    /// pending on the gated stream.
+    fn foreign_with_pending_fill(t: &Setup) -> (Arc<Allocation>, Receiver<()>) {
+        let (tx, rx) = channel();
+        let first = t.s.inner.record_new().unwrap();
+        let ptr = t.backing.as_view().addr();
+        let alloc = Allocation::foreign(&t.dev, ptr, 256, Box::new(Probe(tx)), t.s.inner.id, first);
+        DeviceViewMut::<f32>::whole(&alloc, 64)
+            .fill(&t.gated, 3.0)
+            .unwrap();
+        (alloc, rx)
+    }
+
+    #[test]
+    fn a_foreign_owner_is_dropped_only_after_its_pending_uses() {
+        let t = setup();
+        let (alloc, rx) = foreign_with_pending_fill(&t);
+        drop(alloc); // never blocks
+        assert!(
+            rx.recv_timeout(Duration::from_millis(100)).is_err(),
+            "the owner was dropped under pending work"
+        );
+        t.gate.open();
+        rx.recv_timeout(Duration::from_secs(30))
+            .expect("the owner is dropped once the work completed");
+        assert_eq!(t.backing.to_vec(&t.s).unwrap(), vec![3.0; 64]);
+    }
+
+    #[test]
+    fn a_foreign_owner_is_handed_back_with_its_pending_events_and_not_while_shared() {
+        let t = setup();
+        let (alloc, rx) = foreign_with_pending_fill(&t);
+        let shared = alloc.clone(); // as an operation collected in a group holds it
+        let alloc = Allocation::take_foreign(alloc)
+            .err()
+            .expect("refused while shared");
+        drop(shared);
+        let (owner, pending) = Allocation::take_foreign(alloc).ok().expect("handed back");
+        assert!(!pending.is_empty(), "the gated fill is pending");
+        assert!(pending.iter().any(|e| !matches!(e.query(), Ok(true))));
+        let probe = owner.downcast::<Probe>().ok().expect("the owner given");
+        t.gate.open();
+        for e in &pending {
+            e.synchronize(Some(Duration::from_secs(30))).unwrap();
+        }
+        assert!(rx.try_recv().is_err(), "the caller holds the owner now");
+        drop(probe);
+        rx.recv_timeout(Duration::from_secs(1)).unwrap();
+        // Memory this library owns is never handed out.
+        let ours = Allocation::new(&t.dev, 16).unwrap();
+        assert!(Allocation::take_foreign(ours).is_err());
+    }
+}

@@ -299,7 +299,7 @@ mod tests {
         let (owner, pending) = Allocation::take_foreign(alloc).ok().expect("handed back");
         assert!(!pending.is_empty(), "the gated fill is pending");
         assert!(pending.iter().any(|e| !matches!(e.query(), Ok(true))));
-        let probe = owner.downcast::<Probe>().ok().expect("the owner given");
+        let probe = owner.downcast::<Probe>().expect("the owner given");
         t.gate.open();
         for e in &pending {
             e.synchronize(Some(Duration::from_secs(30))).unwrap();

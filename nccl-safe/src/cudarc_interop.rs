@@ -19,7 +19,10 @@
 //!    `cudarc::driver::CudaContext::new(ordinal)` does. A cudarc object of another
 //!    device, or of a non-primary context, is refused with [`Error::WrongDevice`]. On
 //!    the sim driver no cudarc object can exist: every entry point returns
-//!    [`Error::Unsupported`] naming the driver before it touches cudarc.
+//!    [`Error::Unsupported`] naming the driver before it touches cudarc. cudarc
+//!    finds `libcuda` by its own search (not `CUDA_DRIVER_LIBRARY`) and panics when
+//!    there is none: open the [`Device`] with [`Device::cuda`] first, which answers
+//!    an error instead.
 //! 2. **Streams from cudarc.** [`Stream::from_cudarc`] wraps a cudarc stream without
 //!    copying anything and holds its `Arc` for as long as the [`Stream`] or a clone
 //!    of it lives; [`Stream::cudarc_stream`] gives it back. Work this library enqueues
@@ -30,7 +33,7 @@
 //!    alive, so the caller must drop every clone of the wrapper before the last
 //!    [`Stream`] handle. A stream that came from cudarc is returned as it was.
 //! 4. **cudarc memory in collectives.** [`CudarcBuffer::new`] takes a
-//!    `CudaSlice<T>` and tracks it exactly like a [`DeviceBuffer`](crate::DeviceBuffer):
+//!    `CudaSlice<T>` and tracks it exactly like a [`DeviceBuffer`]:
 //!    views, splits, copies, elementwise ops and collectives wait for conflicting
 //!    work of other streams, with no explicit waits. Its first tracked use is a write
 //!    on the slice's own stream, after everything cudarc had pending on the slice (its
@@ -41,7 +44,7 @@
 //!    own write event is recorded after that wait, so cudarc's other streams wait too.
 //! 5. **Tracked memory in cudarc kernels.** `with_cudarc` (read) and
 //!    `with_cudarc_mut` (write), on [`DeviceView`], [`DeviceViewMut`],
-//!    [`DeviceBuffer`](crate::DeviceBuffer) and [`CudarcBuffer`], lend a cudarc view of
+//!    [`DeviceBuffer`] and [`CudarcBuffer`], lend a cudarc view of
 //!    the memory to a closure, as `with_device_ptr` lends a raw address: the stream
 //!    (which must come from [`Stream::from_cudarc`], so that the cudarc stream given to
 //!    the closure stays valid) first waits for conflicting work of other streams; the

@@ -246,9 +246,13 @@ fn cuda_a_cudarc_copy_then_our_all_reduce_on_another_stream_is_ordered() {
     let gate = Arc::new(Gate::new(&g.dev).unwrap());
     let n = 1 << 20;
     let mut slice = g.cu.alloc_zeros::<f32>(n).unwrap();
-    // cudarc's copy, held back on its stream behind the gate.
+    // cudarc's copy, held back on its stream behind the gate. From pinned memory: a
+    // copy from pageable memory would make the host wait for the gated stream first.
+    // SAFETY: every element is written below before the copy reads it.
+    let mut host = unsafe { g.ctx.alloc_pinned::<f32>(n) }.unwrap();
+    host.as_mut_slice().unwrap().fill(7.0);
     g.stream.wait_gate(&gate).unwrap();
-    g.cu.memcpy_htod(&vec![7.0f32; n], &mut slice).unwrap();
+    g.cu.memcpy_htod(&host, &mut slice).unwrap();
     let send = CudarcBuffer::new(&g.dev, slice).unwrap();
     let mut recv = DeviceBuffer::<f32>::alloc(&g.dev, n).unwrap();
     // Our collective on another stream waits for cudarc's copy by itself.

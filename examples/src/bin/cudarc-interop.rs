@@ -138,8 +138,15 @@ fn run() -> AnyResult<()> {
         let slice = rank.grads.into_inner()?;
         drop(slice);
     }
-    for comm in comms {
-        comm.close()?;
+    // Teardown is collective: every rank's communicator closes at once.
+    let closers: Vec<_> = comms
+        .into_iter()
+        .map(|comm| std::thread::spawn(move || comm.close()))
+        .collect();
+    for closer in closers {
+        closer
+            .join()
+            .map_err(|_| "closing a communicator panicked")??;
     }
     println!("{}  done", at());
     Ok(())

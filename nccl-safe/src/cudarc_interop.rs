@@ -52,8 +52,9 @@
 //!    write. The view lives only for the call. Enqueue on the stream given. Work the
 //!    closure puts on other cudarc streams is ordered only through cudarc's own event
 //!    tracking (on when the context tracks events and has created a stream of its
-//!    own); the closure's view is prepared for it, but without it that work is not
-//!    ordered.
+//!    own; cudarc keeps that state per `CudaContext` object, so use the one the
+//!    stream came from); the closure's view is prepared for it, but without it that
+//!    work is not ordered.
 //! 6. **The `unsafe` boundary** is exactly where cudarc's own kernels touch tracked
 //!    memory: launching a kernel is `unsafe` in cudarc, and there the caller promises
 //!    that the kernel touches only the elements of the view it was given, only reads

@@ -20,8 +20,16 @@ pub(crate) struct InternalStream {
 /// completes, never by making a stream wait (Decision 3: nothing unrelated ever queues
 /// behind a late peer's work).
 struct PendingFree {
-    ptr: u64,
+    what: Freed,
     events: Vec<SharedEvent>,
+}
+
+/// What a [`PendingFree`] releases.
+enum Freed {
+    /// Our own allocation, freed on the internal stream.
+    Ptr(u64),
+    /// Another library's object owning the memory (a cudarc slice), dropped.
+    Owner(Box<dyn std::any::Any + Send + Sync>),
 }
 
 pub(crate) struct DeviceInner {
@@ -198,12 +206,26 @@ impl Device {
     /// the cuda device's poller thread), or at the next allocation, free or memory
     /// query on this device, whichever comes first. No stream waits.
     pub(crate) fn free_after(&self, ptr: u64, events: Vec<SharedEvent>) {
+        self.release(Freed::Ptr(ptr), events);
+    }
+
+    /// As [`Device::free_after`] for memory another library owns: `owner` is dropped
+    /// once `events` have completed.
+    pub(crate) fn release_after(
+        &self,
+        owner: Box<dyn std::any::Any + Send + Sync>,
+        events: Vec<SharedEvent>,
+    ) {
+        self.release(Freed::Owner(owner), events);
+    }
+
+    fn release(&self, what: Freed, events: Vec<SharedEvent>) {
         if events.iter().all(|e| matches!(e.query(), Ok(true))) {
-            self.free_now(ptr);
+            self.free_now(what);
             return;
         }
         let watch: Vec<SharedEvent> = events.clone();
-        crate::sync::lock(&self.inner.frees).push(PendingFree { ptr, events });
+        crate::sync::lock(&self.inner.frees).push(PendingFree { what, events });
         for e in watch {
             let weak = Arc::downgrade(&self.inner);
             let sweep = Box::new(move || {
@@ -217,27 +239,28 @@ impl Device {
 
     /// Frees every pending free whose uses have completed.
     pub(crate) fn sweep_frees(&self) {
-        let ready: Vec<u64> = {
+        let ready: Vec<Freed> = {
             let mut frees = crate::sync::lock(&self.inner.frees);
-            let mut ready = Vec::new();
-            frees.retain(|f| {
-                let done = f.events.iter().all(|e| matches!(e.query(), Ok(true)));
-                if done {
-                    ready.push(f.ptr);
-                }
-                !done
-            });
-            ready
+            let (ready, waiting) = std::mem::take(&mut *frees)
+                .into_iter()
+                .partition(|f| f.events.iter().all(|e| matches!(e.query(), Ok(true))));
+            *frees = waiting;
+            ready.into_iter().map(|f: PendingFree| f.what).collect()
         };
-        for ptr in ready {
-            self.free_now(ptr);
+        for what in ready {
+            self.free_now(what);
         }
     }
 
-    fn free_now(&self, ptr: u64) {
-        let result = self.internal_stream().and_then(|s| s.imp.free(ptr));
-        if let Err(e) = result {
-            log::warn!("{self}: freeing {ptr:#x} failed: {e}");
+    fn free_now(&self, what: Freed) {
+        match what {
+            Freed::Ptr(ptr) => {
+                let result = self.internal_stream().and_then(|s| s.imp.free(ptr));
+                if let Err(e) = result {
+                    log::warn!("{self}: freeing {ptr:#x} failed: {e}");
+                }
+            }
+            Freed::Owner(owner) => drop(owner),
         }
     }
 
@@ -259,8 +282,15 @@ impl Drop for DeviceInner {
                 e.synchronize(Some(std::time::Duration::from_secs(5)))
                     .is_ok()
             });
-            if done && !host_fn::inside() {
-                let _ = internal.imp.free(f.ptr);
+            match f.what {
+                Freed::Ptr(ptr) if done && !host_fn::inside() => {
+                    let _ = internal.imp.free(ptr);
+                }
+                Freed::Owner(owner) if done && !host_fn::inside() => drop(owner),
+                // Still in use (or no driver calls allowed here): leaked, never freed
+                // under running work.
+                Freed::Owner(owner) => std::mem::forget(owner),
+                Freed::Ptr(_) => {}
             }
         }
     }

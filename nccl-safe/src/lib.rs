@@ -22,6 +22,10 @@
 //! # Ok::<(), nccl_safe::Error>(())
 //! ```
 //!
+//! With the `cudarc` feature, the module `cudarc_interop` connects this library's streams and
+//! buffers with the [`cudarc`](https://docs.rs/cudarc) crate's, keeping the ordering
+//! guarantees (its module docs hold the rules).
+//!
 //! Versions: [`nccl_version`] (loaded library), [`nccl_header_version`],
 //! [`cuda_driver_version`].
 
@@ -30,6 +34,8 @@
 // drivers in driver/; each driver in its own folder, cuda/ and sim/.
 mod comm;
 mod cuda;
+#[cfg(feature = "cudarc")]
+pub mod cudarc_interop;
 mod device;
 mod driver;
 mod dtype;

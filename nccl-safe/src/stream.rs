@@ -1,5 +1,6 @@
 //! Streams, events and gates: the public, driver-independent types.
 
+use std::any::Any;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -24,6 +25,9 @@ pub(crate) struct StreamInner {
     /// Held from recording an operation's event until its uses are tracked, so that
     /// trackers see one stream's uses in the order the stream runs them.
     pub record_lock: Mutex<()>,
+    /// What a borrowed stream's owner handed over to keep the stream alive while this
+    /// one lives (a cudarc stream: `cudarc_interop`); dropped after `imp`.
+    pub keep: Option<Deferred<Box<dyn Any + Send + Sync>>>,
 }
 
 impl StreamInner {
@@ -103,6 +107,7 @@ impl Stream {
                 imp: Deferred::new(imp),
                 id: next_stream_id(),
                 record_lock: Mutex::new(()),
+                keep: None,
             }),
         })
     }
@@ -127,8 +132,42 @@ impl Stream {
                 imp: Deferred::new(imp),
                 id: next_stream_id(),
                 record_lock: Mutex::new(()),
+                keep: None,
             }),
         })
+    }
+
+    /// Wraps a CUDA stream owned by `keep`, which this `Stream` (and its clones)
+    /// holds until the last of them is dropped.
+    ///
+    /// # Safety
+    ///
+    /// `raw` must be a valid stream of `device`'s primary context that lives at least
+    /// as long as `keep`.
+    #[cfg_attr(not(feature = "cudarc"), allow(dead_code))]
+    pub(crate) unsafe fn from_raw_kept(
+        device: &Device,
+        raw: sys::CUstream,
+        keep: Box<dyn Any + Send + Sync>,
+    ) -> Result<Stream> {
+        // SAFETY: the caller guarantees `raw`'s validity; `keep` keeps it alive while
+        // the returned stream holds `keep`.
+        let imp = unsafe { device.inner.imp.stream_from_raw(raw)? };
+        Ok(Stream {
+            inner: Arc::new(StreamInner {
+                device: device.clone(),
+                imp: Deferred::new(imp),
+                id: next_stream_id(),
+                record_lock: Mutex::new(()),
+                keep: Some(Deferred::new(keep)),
+            }),
+        })
+    }
+
+    /// What [`Stream::from_raw_kept`] was given to keep.
+    #[cfg_attr(not(feature = "cudarc"), allow(dead_code))]
+    pub(crate) fn kept(&self) -> Option<&(dyn Any + Send + Sync)> {
+        self.inner.keep.as_deref().map(|b| &**b)
     }
 
     /// The raw `CUstream` for interop with other CUDA libraries; `None` on the sim.

@@ -307,6 +307,13 @@ impl CudaDevice {
         crate::sync::lock(&self.nccl)
     }
 
+    /// The retained primary context (for checks that a foreign object, such as a
+    /// cudarc stream, belongs to it).
+    #[cfg_attr(not(feature = "cudarc"), allow(dead_code))]
+    pub fn context(&self) -> sys::CUcontext {
+        self.ctx
+    }
+
     /// Leaves the kernel module loaded when the device drops (see `keep_module`).
     pub fn keep_module(&self) {
         self.keep_module

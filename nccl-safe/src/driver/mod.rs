@@ -142,6 +142,15 @@ impl DeviceImpl {
         }
     }
 
+    /// The CUDA primary context this device's objects live in; `None` on the sim.
+    #[cfg_attr(not(feature = "cudarc"), allow(dead_code))]
+    pub fn raw_context(&self) -> Option<sys::CUcontext> {
+        match self {
+            DeviceImpl::Cuda(d) => Some(d.context()),
+            DeviceImpl::Sim(_) => None,
+        }
+    }
+
     pub fn new_event(&self, timing: bool) -> Result<EventImpl> {
         Ok(match self {
             DeviceImpl::Cuda(d) => EventImpl::Cuda(CudaEvent::new(d.clone(), timing)?),

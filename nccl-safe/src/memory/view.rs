@@ -93,6 +93,17 @@ view_common!(DeviceView);
 view_common!(DeviceViewMut);
 
 impl<'a, T: DataType> DeviceView<'a, T> {
+    /// All `len` elements of `alloc` (for adapters of other libraries' memory).
+    #[cfg_attr(not(feature = "cudarc"), allow(dead_code))]
+    pub(crate) fn whole(alloc: &'a Arc<Allocation>, len: usize) -> DeviceView<'a, T> {
+        DeviceView {
+            alloc,
+            start: 0,
+            len,
+            _t: PhantomData,
+        }
+    }
+
     /// This view's read, owning the allocation (for calls collected before enqueue).
     pub(crate) fn owned_read(&self) -> OwnedUse {
         self.read_use().owned(self.alloc)
@@ -179,6 +190,18 @@ impl<'a, T: DataType> DeviceView<'a, T> {
 }
 
 impl<'a, T: DataType> DeviceViewMut<'a, T> {
+    /// All `len` elements of `alloc`, writable (for adapters of other libraries'
+    /// memory; the caller holds the only handle).
+    #[cfg_attr(not(feature = "cudarc"), allow(dead_code))]
+    pub(crate) fn whole(alloc: &'a Arc<Allocation>, len: usize) -> DeviceViewMut<'a, T> {
+        DeviceViewMut {
+            alloc,
+            start: 0,
+            len,
+            _t: PhantomData,
+        }
+    }
+
     /// This view, read-only.
     pub fn as_view(&self) -> DeviceView<'_, T> {
         DeviceView {

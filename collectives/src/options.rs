@@ -18,7 +18,12 @@ pub enum InitWait {
 pub enum ErrorPolicy {
     /// Abort the communicator (local), fail every pending operation, refuse new ones.
     Abort,
-    /// Fail the operation concerned and record it; leave the communicator alone.
+    /// Fail the operation concerned and record it. After a timeout the group keeps
+    /// working (the late operation itself fails when it is seen). After any other
+    /// failure (an asynchronous error of the stream or communicator, which stays
+    /// failed on both drivers) the group refuses new work with
+    /// [`Error::GroupAborted`](crate::Error::GroupAborted) saying that the
+    /// communication stream cannot be used again; the communicator is not aborted.
     Report,
 }
 

@@ -1,5 +1,8 @@
 //! [`ProcessGroup`]: the public face of a group. Creation (init, readiness, warm-up),
 //! and every operation, each returning a [`Work`] once enqueued.
+//!
+//! Past 600 lines: it is the group's public surface, one short method per operation
+//! (each documented), all through the one `submit` path below.
 
 use std::collections::{HashMap, VecDeque};
 use std::panic::Location;
@@ -596,6 +599,10 @@ impl ProcessGroup {
 
     /// Sends to `peer`.
     ///
+    /// Each call is a launch of its own, as in NCCL: a send that waits for a receive
+    /// the peer issues only after its own send deadlocks (the sim names the cycle).
+    /// Exchanges go inside [`ProcessGroup::grouped`], which launches them together.
+    ///
     /// # Errors
     ///
     /// As [`ProcessGroup::all_reduce`].
@@ -608,7 +615,8 @@ impl ProcessGroup {
         )
     }
 
-    /// Receives from `peer`.
+    /// Receives from `peer`. Each call is a launch of its own; see
+    /// [`ProcessGroup::send`] for exchanges.
     ///
     /// # Errors
     ///

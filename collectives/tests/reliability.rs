@@ -8,7 +8,9 @@ use std::sync::{Arc, Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use collectives::{Error, ErrorPolicy, Options, ProcessGroup, State, WorkSet, hang_report};
+use collectives::{
+    Error, ErrorPolicy, InitWait, Options, ProcessGroup, State, WorkSet, hang_report,
+};
 use nccl_safe::{Device, DeviceBuffer, Gate, ReduceOp, Stream, UniqueId};
 
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -399,4 +401,56 @@ fn a_group_stalled_on_a_missing_rank_times_out_even_while_another_group_on_its_d
         }
         other => panic!("expected the group's own timeout, got: {other}"),
     }
+}
+
+#[test]
+fn is_ready_never_blocks_while_the_first_operation_of_a_returning_group_waits_for_init() {
+    let id = UniqueId::random();
+    let late_id = id;
+    let late = thread::spawn(move || {
+        thread::sleep(Duration::from_secs(1)); // rank 1 joins a second late
+        let dev = Device::sim(4).unwrap();
+        let pg = ProcessGroup::new(&dev, 1, 2, &late_id, Options::new().name("late")).unwrap();
+        let s = Stream::new(pg.device()).unwrap();
+        let mut x = DeviceBuffer::from_slice(&s, &[2i32; 8]).unwrap();
+        pg.all_reduce(&mut x, ReduceOp::Sum)
+            .unwrap()
+            .wait_host(PATIENCE)
+            .unwrap();
+        x.to_vec(&s).unwrap()
+    });
+    let dev = Device::sim(3).unwrap();
+    let options = Options::new().name("late").init_wait(InitWait::Return);
+    let pg = Arc::new(ProcessGroup::new(&dev, 0, 2, &id, options).unwrap());
+    assert!(!pg.is_ready().unwrap(), "rank 1 has not joined yet");
+    let first = {
+        let pg = pg.clone();
+        thread::spawn(move || {
+            let s = Stream::new(pg.device()).unwrap();
+            let mut x = DeviceBuffer::from_slice(&s, &[1i32; 8]).unwrap();
+            // Waits for the init inside (InitWait::Return).
+            pg.all_reduce(&mut x, ReduceOp::Sum)
+                .unwrap()
+                .wait_host(PATIENCE)
+                .unwrap();
+            x.to_vec(&s).unwrap()
+        })
+    };
+    thread::sleep(Duration::from_millis(100)); // the first operation now waits
+    let start = Instant::now();
+    for _ in 0..100 {
+        assert!(!pg.is_ready().unwrap());
+    }
+    let took = start.elapsed();
+    assert!(
+        took < Duration::from_millis(500),
+        "100 calls of is_ready took {took:?} while the first operation waited"
+    );
+    assert!(
+        !first.is_finished(),
+        "the first operation still waits for rank 1"
+    );
+    assert_eq!(first.join().unwrap(), vec![3; 8]);
+    assert_eq!(late.join().unwrap(), vec![3; 8]);
+    assert!(pg.is_ready().unwrap());
 }

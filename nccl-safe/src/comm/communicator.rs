@@ -1,6 +1,10 @@
 //! [`Communicator`]: one rank of an NCCL communicator, its lifecycle (init, readiness,
 //! split, finalize, close, abort) and its outstanding work. The collectives are in
 //! `collectives.rs`, groups in `group.rs`.
+//!
+//! Past 600 lines with its tests: the lifecycle and the teardown rules (quiescing the
+//! device's other communicators, stop versus abort) share `CommInner`'s flags and are
+//! easier to check side by side than split over files.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

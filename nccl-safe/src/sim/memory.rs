@@ -16,6 +16,9 @@
 //!   `atomic_load_per_byte_memcpy`), never a data race; and fast-string moves stream
 //!   large blocks near memory bandwidth without reading the destination first;
 //! - elsewhere, relaxed machine-word atomics (bytes at the edges).
+//!
+//! Past 600 lines with its tests: every raw access to simulated memory stays in this
+//! one file, so that its `unsafe` is reviewed in one place.
 
 use std::collections::BTreeMap;
 use std::os::fd::OwnedFd;

@@ -87,7 +87,6 @@ use std::ffi::c_void;
 use std::fmt;
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
-use std::ops::RangeBounds;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::Arc;
 
@@ -312,32 +311,40 @@ impl<T: DataType> DeviceViewMut<'_, T> {
     }
 }
 
-impl<T: DataType> DeviceBuffer<T> {
-    /// [`DeviceView::with_cudarc`] on the whole buffer.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceView::with_cudarc`].
-    pub fn with_cudarc<R>(
-        &self,
-        stream: &Stream,
-        f: impl FnOnce(&Arc<CudaStream>, CudaView<'_, T>) -> R,
-    ) -> Result<R> {
-        self.as_view().with_cudarc(stream, f)
-    }
+/// `with_cudarc` and `with_cudarc_mut` on a whole buffer, written once for
+/// [`DeviceBuffer`] and [`CudarcBuffer`].
+macro_rules! lend_whole_buffer {
+    () => {
+        /// [`DeviceView::with_cudarc`] on the whole buffer.
+        ///
+        /// # Errors
+        ///
+        /// As [`DeviceView::with_cudarc`].
+        pub fn with_cudarc<R>(
+            &self,
+            stream: &Stream,
+            f: impl FnOnce(&Arc<CudaStream>, CudaView<'_, T>) -> R,
+        ) -> Result<R> {
+            self.as_view().with_cudarc(stream, f)
+        }
 
-    /// [`DeviceViewMut::with_cudarc_mut`] on the whole buffer.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceView::with_cudarc`].
-    pub fn with_cudarc_mut<R>(
-        &mut self,
-        stream: &Stream,
-        f: impl FnOnce(&Arc<CudaStream>, CudaViewMut<'_, T>) -> R,
-    ) -> Result<R> {
-        self.as_view_mut().with_cudarc_mut(stream, f)
-    }
+        /// [`DeviceViewMut::with_cudarc_mut`] on the whole buffer.
+        ///
+        /// # Errors
+        ///
+        /// As [`DeviceView::with_cudarc`].
+        pub fn with_cudarc_mut<R>(
+            &mut self,
+            stream: &Stream,
+            f: impl FnOnce(&Arc<CudaStream>, CudaViewMut<'_, T>) -> R,
+        ) -> Result<R> {
+            self.as_view_mut().with_cudarc_mut(stream, f)
+        }
+    };
+}
+
+impl<T: DataType> DeviceBuffer<T> {
+    lend_whole_buffer!();
 }
 
 /// A cudarc `CudaSlice<T>` tracked like a [`DeviceBuffer`]: collectives, copies and
@@ -421,16 +428,6 @@ impl<T: DataType> CudarcBuffer<T> {
         Ok(slice)
     }
 
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the buffer has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The device holding the buffer.
     pub fn device(&self) -> &Device {
         self.alloc.device()
@@ -446,97 +443,9 @@ impl<T: DataType> CudarcBuffer<T> {
         DeviceViewMut::whole(&self.alloc, self.len)
     }
 
-    /// Elements `range`, read-only.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::OutOfRange`].
-    pub fn view(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
-        self.as_view().slice(range)
-    }
+    crate::memory::whole_buffer_methods!();
 
-    /// Elements `range`, writable.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::OutOfRange`].
-    pub fn view_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceViewMut<'_, T>> {
-        self.as_view_mut().into_slice(range)
-    }
-
-    /// Two independent writable halves, `[0, mid)` and `[mid, len)`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::OutOfRange`] when `mid > len`.
-    pub fn split_at_mut(
-        &mut self,
-        mid: usize,
-    ) -> Result<(DeviceViewMut<'_, T>, DeviceViewMut<'_, T>)> {
-        self.as_view_mut().split_at_mut(mid)
-    }
-
-    /// Copies the buffer to a `Vec`, blocking until the copy is done.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceView::to_vec`].
-    pub fn to_vec(&self, stream: &Stream) -> Result<Vec<T>> {
-        self.as_view().to_vec(stream)
-    }
-
-    /// Sets every element to `value`.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceViewMut::fill`].
-    pub fn fill(&mut self, stream: &Stream, value: T) -> Result<()> {
-        self.as_view_mut().fill(stream, value)
-    }
-
-    /// Multiplies every element by `value`.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceViewMut::scale`].
-    pub fn scale(&mut self, stream: &Stream, value: T) -> Result<()> {
-        self.as_view_mut().scale(stream, value)
-    }
-
-    /// Adds `value` to every element.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceViewMut::add_scalar`].
-    pub fn add_scalar(&mut self, stream: &Stream, value: T) -> Result<()> {
-        self.as_view_mut().add_scalar(stream, value)
-    }
-
-    /// [`DeviceView::with_cudarc`] on the whole buffer.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceView::with_cudarc`].
-    pub fn with_cudarc<R>(
-        &self,
-        stream: &Stream,
-        f: impl FnOnce(&Arc<CudaStream>, CudaView<'_, T>) -> R,
-    ) -> Result<R> {
-        self.as_view().with_cudarc(stream, f)
-    }
-
-    /// [`DeviceViewMut::with_cudarc_mut`] on the whole buffer.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceView::with_cudarc`].
-    pub fn with_cudarc_mut<R>(
-        &mut self,
-        stream: &Stream,
-        f: impl FnOnce(&Arc<CudaStream>, CudaViewMut<'_, T>) -> R,
-    ) -> Result<R> {
-        self.as_view_mut().with_cudarc_mut(stream, f)
-    }
+    lend_whole_buffer!();
 }
 
 impl<T: DataType> fmt::Debug for CudarcBuffer<T> {

@@ -125,6 +125,20 @@ impl Stream {
     /// the returned `Stream`, its clones, and all work enqueued through them.
     pub unsafe fn from_raw(device: &Device, raw: sys::CUstream) -> Result<Stream> {
         // SAFETY: the caller guarantees `raw`'s validity and lifetime.
+        unsafe { Self::wrap_raw(device, raw, None) }
+    }
+
+    /// Wraps `raw`, holding `keep` (if any) as long as the stream lives.
+    ///
+    /// # Safety
+    ///
+    /// As [`Stream::from_raw`], with "outlive" satisfied by `keep` where given.
+    unsafe fn wrap_raw(
+        device: &Device,
+        raw: sys::CUstream,
+        keep: Option<Box<dyn Any + Send + Sync>>,
+    ) -> Result<Stream> {
+        // SAFETY: the callers pass on the guarantees of `raw`'s validity and lifetime.
         let imp = unsafe { device.inner.imp.stream_from_raw(raw)? };
         Ok(Stream {
             inner: Arc::new(StreamInner {
@@ -132,7 +146,7 @@ impl Stream {
                 imp: Deferred::new(imp),
                 id: next_stream_id(),
                 record_lock: Mutex::new(()),
-                keep: None,
+                keep: keep.map(Deferred::new),
             }),
         })
     }
@@ -152,16 +166,7 @@ impl Stream {
     ) -> Result<Stream> {
         // SAFETY: the caller guarantees `raw`'s validity; `keep` keeps it alive while
         // the returned stream holds `keep`.
-        let imp = unsafe { device.inner.imp.stream_from_raw(raw)? };
-        Ok(Stream {
-            inner: Arc::new(StreamInner {
-                device: device.clone(),
-                imp: Deferred::new(imp),
-                id: next_stream_id(),
-                record_lock: Mutex::new(()),
-                keep: Some(Deferred::new(keep)),
-            }),
-        })
+        unsafe { Self::wrap_raw(device, raw, Some(keep)) }
     }
 
     /// What [`Stream::from_raw_kept`] was given to keep.

@@ -2,7 +2,6 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::ops::RangeBounds;
 use std::sync::Arc;
 
 use super::alloc::Allocation;
@@ -29,6 +28,99 @@ pub struct DeviceBuffer<T: DataType> {
     len: usize,
     _t: PhantomData<T>,
 }
+
+/// The methods a buffer that owns its whole allocation has, written once for
+/// [`DeviceBuffer`] and the cudarc interop's `CudarcBuffer`: each goes through the
+/// type's `as_view`/`as_view_mut` (so through the same tracking); the type has a `len`
+/// field.
+macro_rules! whole_buffer_methods {
+    () => {
+        /// Number of elements.
+        pub fn len(&self) -> usize {
+            self.len
+        }
+
+        /// Whether the buffer has no elements.
+        pub fn is_empty(&self) -> bool {
+            self.len == 0
+        }
+
+        /// Elements `range`, read-only.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::OutOfRange`](crate::Error::OutOfRange).
+        pub fn view(
+            &self,
+            range: impl std::ops::RangeBounds<usize>,
+        ) -> $crate::Result<$crate::DeviceView<'_, T>> {
+            self.as_view().slice(range)
+        }
+
+        /// Elements `range`, writable.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::OutOfRange`](crate::Error::OutOfRange).
+        pub fn view_mut(
+            &mut self,
+            range: impl std::ops::RangeBounds<usize>,
+        ) -> $crate::Result<$crate::DeviceViewMut<'_, T>> {
+            self.as_view_mut().into_slice(range)
+        }
+
+        /// Two independent writable halves, `[0, mid)` and `[mid, len)`: work on one
+        /// never waits for work on the other.
+        ///
+        /// # Errors
+        ///
+        /// [`Error::OutOfRange`](crate::Error::OutOfRange) when `mid > len`.
+        pub fn split_at_mut(
+            &mut self,
+            mid: usize,
+        ) -> $crate::Result<($crate::DeviceViewMut<'_, T>, $crate::DeviceViewMut<'_, T>)> {
+            self.as_view_mut().split_at_mut(mid)
+        }
+
+        /// Copies the buffer to a `Vec`, blocking until the copy is done.
+        ///
+        /// # Errors
+        ///
+        /// As [`DeviceView::to_vec`](crate::DeviceView::to_vec).
+        pub fn to_vec(&self, stream: &$crate::Stream) -> $crate::Result<Vec<T>> {
+            self.as_view().to_vec(stream)
+        }
+
+        /// Sets every element to `value`.
+        ///
+        /// # Errors
+        ///
+        /// As [`DeviceViewMut::fill`](crate::DeviceViewMut::fill).
+        pub fn fill(&mut self, stream: &$crate::Stream, value: T) -> $crate::Result<()> {
+            self.as_view_mut().fill(stream, value)
+        }
+
+        /// Adds `value` to every element.
+        ///
+        /// # Errors
+        ///
+        /// As [`DeviceViewMut::add_scalar`](crate::DeviceViewMut::add_scalar).
+        pub fn add_scalar(&mut self, stream: &$crate::Stream, value: T) -> $crate::Result<()> {
+            self.as_view_mut().add_scalar(stream, value)
+        }
+
+        /// Multiplies every element by `value`.
+        ///
+        /// # Errors
+        ///
+        /// As [`DeviceViewMut::scale`](crate::DeviceViewMut::scale).
+        pub fn scale(&mut self, stream: &$crate::Stream, value: T) -> $crate::Result<()> {
+            self.as_view_mut().scale(stream, value)
+        }
+    };
+}
+#[cfg(feature = "cudarc")]
+pub(crate) use whole_buffer_methods;
 
 impl<T: DataType> DeviceBuffer<T> {
     /// `len` uninitialised elements on `device` (the sim fills them with poison).
@@ -73,16 +165,6 @@ impl<T: DataType> DeviceBuffer<T> {
         Ok(buf)
     }
 
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the buffer has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The device holding the buffer.
     pub fn device(&self) -> &Device {
         &self.alloc.device
@@ -108,46 +190,6 @@ impl<T: DataType> DeviceBuffer<T> {
         }
     }
 
-    /// Elements `range`, read-only.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::OutOfRange`].
-    pub fn view(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
-        self.as_view().slice(range)
-    }
-
-    /// Elements `range`, writable.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::OutOfRange`].
-    pub fn view_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceViewMut<'_, T>> {
-        self.as_view_mut().into_slice(range)
-    }
-
-    /// Two independent writable halves, `[0, mid)` and `[mid, len)`: work on one never
-    /// waits for work on the other.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::OutOfRange`] when `mid > len`.
-    pub fn split_at_mut(
-        &mut self,
-        mid: usize,
-    ) -> Result<(DeviceViewMut<'_, T>, DeviceViewMut<'_, T>)> {
-        self.as_view_mut().split_at_mut(mid)
-    }
-
-    /// Copies the buffer to a `Vec`, blocking until the copy is done.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceView::to_vec`].
-    pub fn to_vec(&self, stream: &Stream) -> Result<Vec<T>> {
-        self.as_view().to_vec(stream)
-    }
-
     /// Overwrites the buffer with `data`, blocking until the copy is done.
     ///
     /// # Errors
@@ -157,32 +199,7 @@ impl<T: DataType> DeviceBuffer<T> {
         self.as_view_mut().copy_from_slice(stream, data)
     }
 
-    /// Sets every element to `value`.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceViewMut::fill`].
-    pub fn fill(&mut self, stream: &Stream, value: T) -> Result<()> {
-        self.as_view_mut().fill(stream, value)
-    }
-
-    /// Adds `value` to every element.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceViewMut::add_scalar`].
-    pub fn add_scalar(&mut self, stream: &Stream, value: T) -> Result<()> {
-        self.as_view_mut().add_scalar(stream, value)
-    }
-
-    /// Multiplies every element by `value`.
-    ///
-    /// # Errors
-    ///
-    /// As [`DeviceViewMut::scale`].
-    pub fn scale(&mut self, stream: &Stream, value: T) -> Result<()> {
-        self.as_view_mut().scale(stream, value)
-    }
+    whole_buffer_methods!();
 }
 
 impl<T: DataType> fmt::Debug for DeviceBuffer<T> {

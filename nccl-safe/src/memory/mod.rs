@@ -16,6 +16,8 @@
 
 pub(crate) mod alloc;
 mod buffer;
+#[cfg(feature = "cudarc")]
+pub(crate) use buffer::whole_buffer_methods;
 mod host;
 pub(crate) mod tracker;
 mod view;

@@ -22,6 +22,12 @@ use super::reduce::{Combine, accumulate, finish};
 use crate::DType;
 use crate::comm::op::Kind;
 
+/// The largest collective (the most bytes any rank reads or writes) that the rank
+/// arriving last does alone: below it, hand-offs between the ranks' threads cost more
+/// than the data, and one rank doing it all saves a round of them (the others only
+/// wait for its completion). Above it, every rank does its share.
+pub(super) const ONE_RANK_MAX: usize = 32 << 10;
+
 /// One rank's buffers, as addresses in this process (`None`: none given).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Buffers {

@@ -146,18 +146,27 @@ pub(super) fn run(
     for (i, (part, op)) in parts.iter().zip(ops).enumerate() {
         match *part {
             Part::Coll { seq } if one_rank(op, n) => {
-                let (head, entry) = live.seg.slot(seq);
                 if last[i] {
-                    // Every rank has arrived (this one last): nobody to wait for.
+                    // Every rank has arrived (this one last): nobody to wait for. It
+                    // does every rank's share, then marks each rank's part done
+                    // (unless that rank failed it meanwhile: then the collective
+                    // fails on every rank, as when a rank fails before its share).
                     coll_failure(live, seq)?;
                     share(live, seq, op, 0..n)?;
-                }
-                // Done with its part (the others' last one does or did the work);
-                // completion (phase 3) waits for the one that computes.
-                entry(me).state.store(DONE, Ordering::Release);
-                if head.done.fetch_add(1, Ordering::AcqRel) as usize + 1 == n {
+                    let (head, entry) = live.seg.slot(seq);
+                    for r in 0..n {
+                        let _ = entry(r).state.compare_exchange(
+                            ARRIVED,
+                            DONE,
+                            Ordering::AcqRel,
+                            Ordering::Acquire,
+                        );
+                    }
+                    head.done.store(n as u32, Ordering::Release);
                     live.seg.ring();
                 }
+                // The others wait for it in phase 3, their parts still `ARRIVED`:
+                // one that fails or aborts meanwhile fails the collective everywhere.
             }
             Part::Coll { seq } => {
                 let (head, entry) = live.seg.slot(seq);

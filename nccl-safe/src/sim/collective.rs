@@ -10,6 +10,9 @@
 //! | all-gather, gather | its input, into block `me` of every output (the root's) |
 //! | scatter, all-to-all, receive | its own output, from the inputs that feed it |
 //!
+//! A collective of at most [`ONE_RANK_MAX`] bytes per rank is done whole by the rank
+//! that arrives last (it runs every rank's share in turn: the same data movement).
+//!
 //! So every input is read once and every output written once (the minimum traffic),
 //! the work is split across the ranks' threads, and nothing is allocated per call
 //! (each stream worker keeps its scratch). Within a chunk, a block of every input is

@@ -2,6 +2,9 @@
 //! itself: arrive (publish where this rank's buffers are), share (each collective's
 //! data movement, each receive's copy), complete (wait until every rank did its share
 //! and every send was received), leave (the last rank to leave frees the position).
+//! A small collective (at most `ONE_RANK_MAX` bytes per rank) has no share round: the
+//! rank that arrives last does every rank's share at once, marks every part done and
+//! rings; the others go straight to completion.
 //!
 //! Every wait also watches for this rank's abort, peers that destroyed or aborted their
 //! communicator or whose process died, and cycles of sends that each wait for a

@@ -445,6 +445,32 @@ mod tests {
     }
 
     #[test]
+    fn a_ring_reaches_a_wait_asleep_on_another_mapping_and_sleepers_are_counted_out() {
+        let a = Segment::create(2).unwrap();
+        let b = Segment::open(a.fd().try_clone().unwrap(), 2).unwrap();
+        let seen = a.bell();
+        let waiter = std::thread::spawn(move || {
+            // Past the spin, asleep on the futex (woken by the ring or a tick).
+            while b.bell() == seen {
+                b.wait_bell(seen);
+            }
+            b.header().sleepers.load(Ordering::SeqCst)
+        });
+        let start = Instant::now();
+        while a.header().sleepers.load(Ordering::SeqCst) == 0
+            && start.elapsed() < Duration::from_secs(10)
+        {
+            std::thread::yield_now();
+        }
+        a.ring();
+        assert_eq!(waiter.join().unwrap(), 0, "the waiter counted itself out");
+        // A ring with nobody asleep still moves the bell (spinning waits see it).
+        let before = a.bell();
+        a.ring();
+        assert_eq!(a.bell(), before.wrapping_add(1));
+    }
+
+    #[test]
     fn the_spin_lock_excludes_and_a_dead_holder_is_overtaken() {
         let word = AtomicU32::new(0);
         {

@@ -413,6 +413,7 @@ impl ProcessGroup {
             changed: Condvar::new(),
             wakers: Mutex::new(Vec::new()),
             waiters: Default::default(),
+            signalled: Default::default(),
         });
         // Waiters wake when the operation completes, not on a tick.
         let weak = Arc::downgrade(&state);

@@ -28,6 +28,34 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// How long a host wait spins before it sleeps (as the sim's own waits): a work that
+/// completes within it wakes its waiter without a system call or a context switch.
+/// Spinning yields the core after a few rounds, so that on a machine with fewer cores
+/// than threads the threads that complete the work get to run; it costs up to this
+/// much CPU per wait.
+pub(crate) const SPIN: Duration = Duration::from_micros(50);
+
+/// Spins (see [`SPIN`]) until `ready()` holds or `limit` passes; returns whether it
+/// holds.
+pub(crate) fn spin_until(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    let mut round = 0u32;
+    loop {
+        if ready() {
+            return true;
+        }
+        round = round.wrapping_add(1);
+        if round < 4 {
+            std::hint::spin_loop();
+            continue;
+        }
+        if start.elapsed() >= limit {
+            return false;
+        }
+        std::thread::yield_now();
+    }
+}
+
 /// `Instant::now() + timeout`, or `None` ("no deadline") when that overflows.
 pub(crate) fn deadline_after(timeout: Duration) -> Option<Instant> {
     Instant::now().checked_add(timeout)
@@ -55,6 +83,9 @@ pub(crate) struct WorkState {
     /// Threads waiting on `changed` (changed under `outcome`'s lock): a notification
     /// with nobody waiting is skipped, which saves a system call per operation.
     pub(crate) waiters: AtomicUsize,
+    /// Set when the work settles or its operation completes (before its waiters are
+    /// woken): what a host wait spins on before it sleeps.
+    pub(crate) signalled: AtomicBool,
 }
 
 impl WorkState {
@@ -109,6 +140,7 @@ impl WorkState {
     /// wake is lost: a waiter counted here is inside its wait, and one that comes
     /// later sees the new state before it would wait.
     fn wake(&self, held: MutexGuard<'_, Outcome>) {
+        self.signalled.store(true, Ordering::Release);
         let waiting = self.waiters.load(Ordering::Relaxed) > 0;
         drop(held);
         if waiting {

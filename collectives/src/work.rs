@@ -2,12 +2,13 @@
 //! together.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use nccl_safe::Stream;
 
 use crate::Result;
-use crate::state::{Inner, Outcome, WorkState, deadline_after, lock};
+use crate::state::{Inner, Outcome, SPIN, WorkState, deadline_after, lock, spin_until};
 
 /// How to wait for a [`Work`], chosen at run time.
 #[derive(Clone, Copy, Debug)]
@@ -97,9 +98,21 @@ impl Work {
             &self.state.call_site,
         );
         let deadline = deadline_after(timeout);
+        let mut spun = false;
         loop {
             if self.group.observe(&self.state)? {
                 return Ok(());
+            }
+            if !spun {
+                // Once, before the first sleep: a wait that ends within the spin skips
+                // the sleep and the wake-up (system calls and context switches).
+                spun = true;
+                let limit = deadline.map_or(SPIN, |d| {
+                    SPIN.min(d.saturating_duration_since(Instant::now()))
+                });
+                if spin_until(limit, || self.state.signalled.load(Ordering::Acquire)) {
+                    continue;
+                }
             }
             let now = Instant::now();
             if deadline.is_some_and(|d| now >= d) {

@@ -222,7 +222,7 @@ fn options_out_of_range_are_refused_naming_them() {
 
 #[test]
 fn a_refused_call_takes_no_sequence_number_and_a_panic_in_grouped_leaves_no_entry() {
-    let out = on_ranks(5, 2, Options::new().name("seq"), |rank, pg| {
+    let out = on_ranks(3, 2, Options::new().name("seq"), |rank, pg| {
         let s = Stream::new(pg.device()).unwrap();
         let x = DeviceBuffer::from_slice(&s, &[1u8; 4]).unwrap();
         if rank == 0 {
@@ -310,7 +310,11 @@ fn when_one_rank_times_out_every_rank_dumps_and_dumps_are_never_overwritten() {
         .watchdog_interval(Duration::from_millis(20))
         .dump_dir(dir.path());
     let done = Arc::new(Barrier::new(3));
-    on_ranks(0, 3, options, move |rank, pg| {
+    // Devices of its own (5-7): its collective stalls past its timeout on purpose, and
+    // a teardown of another test's communicator on a shared device would stop it
+    // (teardown stops a device's communicators stalled past their own teardown
+    // timeout), which fails it with an abort instead of its own timeout.
+    on_ranks(5, 3, options, move |rank, pg| {
         if rank < 2 {
             let s = Stream::new(pg.device()).unwrap();
             let mut x = DeviceBuffer::from_slice(&s, &[1u32; 4]).unwrap();

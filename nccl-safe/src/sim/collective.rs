@@ -10,6 +10,9 @@
 //! | all-gather, gather | its input, into block `me` of every output (the root's) |
 //! | scatter, all-to-all, receive | its own output, from the inputs that feed it |
 //!
+//! A collective of at most [`ONE_RANK_MAX`] bytes per rank is done whole by the rank
+//! that arrives last (it runs every rank's share in turn: the same data movement).
+//!
 //! So every input is read once and every output written once (the minimum traffic),
 //! the work is split across the ranks' threads, and nothing is allocated per call
 //! (each stream worker keeps its scratch). Within a chunk, a block of every input is
@@ -21,6 +24,12 @@ use super::memory::{BLOCK, load, store_stream};
 use super::reduce::{Combine, accumulate, finish};
 use crate::DType;
 use crate::comm::op::Kind;
+
+/// The largest collective (the most bytes any rank reads or writes) that the rank
+/// arriving last does alone: below it, hand-offs between the ranks' threads cost more
+/// than the data, and one rank doing it all saves a round of them (the others only
+/// wait for its completion). Above it, every rank does its share.
+pub(super) const ONE_RANK_MAX: usize = 32 << 10;
 
 /// One rank's buffers, as addresses in this process (`None`: none given).
 #[derive(Clone, Copy, Debug)]

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::os::{self, Mapping};
+use super::{SPIN, spin_until};
 use crate::{Error, Result};
 
 pub(super) const MAGIC: u64 = 0x6e63_636c_7273_6731; // "ncclrsg1"
@@ -47,6 +48,9 @@ pub(super) struct Header {
     /// The futex word every state change rings.
     pub bell: AtomicU32,
     pub uuid: [AtomicU64; 2],
+    /// Waits asleep on the bell (a ring with none skips the wake-up system call).
+    pub sleepers: AtomicU32,
+    pub _pad: AtomicU32,
 }
 
 #[repr(C)]
@@ -272,10 +276,17 @@ impl Segment {
         })
     }
 
-    /// Rings the bell: wakes every wait of every rank.
+    /// Rings the bell: wakes every wait of every rank. Spinning waits see the new
+    /// value; the futex is woken only when some wait sleeps on it. (Both sides use
+    /// sequentially consistent operations: a sleeper counted after the ring saw the
+    /// rung value in `futex_wait`'s own check and does not sleep; one counted before
+    /// is seen here.)
     pub fn ring(&self) {
-        self.header().bell.fetch_add(1, Ordering::AcqRel);
-        os::futex_wake_all(&self.header().bell);
+        let h = self.header();
+        h.bell.fetch_add(1, Ordering::SeqCst);
+        if h.sleepers.load(Ordering::SeqCst) > 0 {
+            os::futex_wake_all(&h.bell);
+        }
     }
 
     /// The bell's current value, to wait on after looking at the state.
@@ -283,9 +294,16 @@ impl Segment {
         self.header().bell.load(Ordering::Acquire)
     }
 
-    /// Sleeps until the bell rings after `seen`, or a liveness tick passes.
+    /// Waits until the bell rings after `seen`, or a liveness tick passes: spins for
+    /// [`SPIN`] first, then sleeps on the futex.
     pub fn wait_bell(&self, seen: u32) {
-        os::futex_wait(&self.header().bell, seen, LIVENESS_TICK);
+        let h = self.header();
+        if spin_until(SPIN, || h.bell.load(Ordering::Acquire) != seen) {
+            return;
+        }
+        h.sleepers.fetch_add(1, Ordering::SeqCst);
+        os::futex_wait(&h.bell, seen, LIVENESS_TICK);
+        h.sleepers.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Marks ranks whose process has died as `DEAD` (and rings); returns the first
@@ -424,6 +442,32 @@ mod tests {
         let long = "é".repeat(200);
         set_label(entry(0), &long);
         assert!(long.starts_with(&label(entry(0))));
+    }
+
+    #[test]
+    fn a_ring_reaches_a_wait_asleep_on_another_mapping_and_sleepers_are_counted_out() {
+        let a = Segment::create(2).unwrap();
+        let b = Segment::open(a.fd().try_clone().unwrap(), 2).unwrap();
+        let seen = a.bell();
+        let waiter = std::thread::spawn(move || {
+            // Past the spin, asleep on the futex (woken by the ring or a tick).
+            while b.bell() == seen {
+                b.wait_bell(seen);
+            }
+            b.header().sleepers.load(Ordering::SeqCst)
+        });
+        let start = Instant::now();
+        while a.header().sleepers.load(Ordering::SeqCst) == 0
+            && start.elapsed() < Duration::from_secs(10)
+        {
+            std::thread::yield_now();
+        }
+        a.ring();
+        assert_eq!(waiter.join().unwrap(), 0, "the waiter counted itself out");
+        // A ring with nobody asleep still moves the bell (spinning waits see it).
+        let before = a.bell();
+        a.ring();
+        assert_eq!(a.bell(), before.wrapping_add(1));
     }
 
     #[test]

@@ -13,11 +13,11 @@
 //! the queue's private state and its waiter counts, which a split would expose.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
-use super::{SimDevice, platform, wait_until};
+use super::{SPIN, SimDevice, platform, spin_until, wait_until};
 use crate::driver::host_fn;
 use crate::sync::lock;
 use crate::{Error, Result};
@@ -61,6 +61,10 @@ pub(crate) struct StreamState {
     changed: Condvar,
     depth: usize,
     pub(crate) index: u64,
+    /// Copies of the queue's `submitted` and `completed`, read without its lock by
+    /// waiters that spin before they sleep.
+    pushed: AtomicU64,
+    passed: AtomicU64,
 }
 
 impl StreamState {
@@ -78,6 +82,12 @@ impl StreamState {
 
     /// Waits until position `at` has completed, or the deadline passes.
     fn wait_for(&self, at: u64, deadline: Option<Instant>) -> bool {
+        let limit = deadline.map_or(SPIN, |d| {
+            SPIN.min(d.saturating_duration_since(Instant::now()))
+        });
+        if spin_until(limit, || self.passed.load(Ordering::Acquire) >= at) {
+            return true;
+        }
         let mut q = lock(&self.queue);
         while q.completed < at {
             q.watchers += 1;
@@ -140,6 +150,8 @@ impl SimStream {
             changed: Condvar::new(),
             depth: depth.max(1),
             index,
+            pushed: AtomicU64::new(0),
+            passed: AtomicU64::new(0),
         });
         let seed = seed ^ (device.ordinal as u64) << 48 ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let worker_state = state.clone();
@@ -187,6 +199,7 @@ impl SimStream {
         }
         q.items.push_back(Item { task, counted });
         q.submitted += 1;
+        self.state.pushed.store(q.submitted, Ordering::Release);
         if counted {
             q.queued_ops += 1;
         }
@@ -274,6 +287,15 @@ fn worker(state: &StreamState, seed: u64, jitter: bool) {
                 if q.closed {
                     return;
                 }
+                // Spin a little before sleeping: the next task often comes at once.
+                let seen = q.submitted;
+                drop(q);
+                let more = || state.pushed.load(Ordering::Acquire) != seen;
+                let came = spin_until(SPIN, more);
+                q = lock(&state.queue);
+                if came || !q.items.is_empty() || q.closed {
+                    continue;
+                }
                 q.worker_idle = true;
                 q = state.work.wait(q).unwrap_or_else(|e| e.into_inner());
                 q.worker_idle = false;
@@ -299,6 +321,7 @@ fn worker(state: &StreamState, seed: u64, jitter: bool) {
         let (ready, watched) = {
             let mut q = lock(&state.queue);
             q.completed += 1;
+            state.passed.store(q.completed, Ordering::Release);
             if let Err(e) = result {
                 q.error.get_or_insert(e);
             }
@@ -341,12 +364,15 @@ struct EventProgress {
 #[derive(Clone)]
 pub(crate) struct SimEvent {
     state: Arc<(Mutex<EventProgress>, Condvar)>,
+    /// A copy of `completed`, read without the lock by waiters that spin first.
+    done: Arc<AtomicU64>,
 }
 
 impl SimEvent {
     pub fn new() -> SimEvent {
         SimEvent {
             state: Arc::new((Mutex::new(EventProgress::default()), Condvar::new())),
+            done: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -359,13 +385,14 @@ impl SimEvent {
             p.target = Some((stream.state.clone(), submitted));
             p.recorded
         };
-        let state = self.state.clone();
+        let (state, done) = (self.state.clone(), self.done.clone());
         stream.state.on_current(Box::new(move |at| {
             let ready = {
                 let mut p = lock(&state.0);
                 if generation > p.completed {
                     p.completed = generation;
                     p.completed_at = Some(at);
+                    done.store(generation, Ordering::Release);
                 }
                 let done = p.completed;
                 let ready = if p.waiters.is_empty() {
@@ -393,8 +420,11 @@ impl SimEvent {
     /// Makes `stream` wait for the most recent record (a no-op if never recorded).
     pub fn wait_on(&self, stream: &SimStream) -> Result<()> {
         let target = lock(&self.state.0).recorded;
-        let state = self.state.clone();
+        let (state, done) = (self.state.clone(), self.done.clone());
         stream.submit_free(Box::new(move || {
+            if spin_until(SPIN, || done.load(Ordering::Acquire) >= target) {
+                return Ok(());
+            }
             let mut p = lock(&state.0);
             while p.completed < target {
                 p.watchers += 1;
@@ -417,8 +447,12 @@ impl SimEvent {
 
     pub fn synchronize(&self, timeout: Option<Duration>) -> Result<()> {
         host_fn::check("event synchronize")?;
+        let target = lock(&self.state.0).recorded;
+        let limit = timeout.map_or(SPIN, |t| t.min(SPIN));
+        if spin_until(limit, || self.done.load(Ordering::Acquire) >= target) {
+            return Ok(());
+        }
         let mut p = lock(&self.state.0);
-        let target = p.recorded;
         p.watchers += 1;
         let waited = wait_until(&self.state.1, p, timeout, "event synchronize", |p| {
             p.completed >= target
@@ -490,7 +524,11 @@ impl SimGate {
 
     pub fn wait_on(&self, stream: &SimStream) -> Result<()> {
         let state = self.state.clone();
+        let opened = self.opened.clone();
         stream.submit_free(Box::new(move || {
+            if spin_until(SPIN, || opened.load(Ordering::Acquire)) {
+                return Ok(());
+            }
             let mut open = lock(&state.0);
             while !*open {
                 open = state.1.wait(open).unwrap_or_else(|e| e.into_inner());

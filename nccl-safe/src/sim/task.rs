@@ -2,6 +2,9 @@
 //! itself: arrive (publish where this rank's buffers are), share (each collective's
 //! data movement, each receive's copy), complete (wait until every rank did its share
 //! and every send was received), leave (the last rank to leave frees the position).
+//! A small collective (at most `ONE_RANK_MAX` bytes per rank) has no share round: the
+//! rank that arrives last does every rank's share at once, marks every part done and
+//! rings; the others go straight to completion.
 //!
 //! Every wait also watches for this rank's abort, peers that destroyed or aborted their
 //! communicator or whose process died, and cycles of sends that each wait for a
@@ -10,7 +13,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::collective::{Buffers, Share, fan_out, lengths};
+use super::collective::{Buffers, ONE_RANK_MAX, Share, fan_out, lengths};
 use super::entry::{Part, issued};
 use super::live::Live;
 use super::reduce::{Combine, permutation};
@@ -99,8 +102,10 @@ pub(super) fn run(
 ) -> std::result::Result<(), String> {
     let (n, me) = (live.size(), live.rank);
     let dev = &live.device;
-    // Phase 1: arrive.
-    for (part, op) in parts.iter().zip(ops) {
+    // Phase 1: arrive. The rank that arrives last at a small collective does all of
+    // it (see `ONE_RANK_MAX`).
+    let mut last = vec![false; parts.len()];
+    for (i, (part, op)) in parts.iter().zip(ops).enumerate() {
         let d = &op.desc;
         let esz = d.dtype.size();
         let (slen, rlen) = lengths(d.kind, d.count, esz, n, d.root == Some(me));
@@ -131,13 +136,41 @@ pub(super) fn run(
         entry.scalar.store(scalar, Ordering::Relaxed);
         entry.state.store(ARRIVED, Ordering::Release);
         if let Part::Coll { seq } = part {
-            live.seg.slot(*seq).0.arrived.fetch_add(1, Ordering::AcqRel);
+            let before = live.seg.slot(*seq).0.arrived.fetch_add(1, Ordering::AcqRel);
+            last[i] = before as usize + 1 == n;
         }
     }
-    live.seg.ring();
+    // Waits look at the arrival counts and the point-to-point states; nobody waits for
+    // a count that is not complete yet.
+    if last.iter().any(|&l| l) || parts.iter().any(|p| !matches!(p, Part::Coll { .. })) {
+        live.seg.ring();
+    }
     // Phase 2: shares and receives.
-    for (part, op) in parts.iter().zip(ops) {
+    for (i, (part, op)) in parts.iter().zip(ops).enumerate() {
         match *part {
+            Part::Coll { seq } if one_rank(op, n) => {
+                if last[i] {
+                    // Every rank has arrived (this one last): nobody to wait for. It
+                    // does every rank's share, then marks each rank's part done
+                    // (unless that rank failed it meanwhile: then the collective
+                    // fails on every rank, as when a rank fails before its share).
+                    coll_failure(live, seq)?;
+                    share(live, seq, op, 0..n)?;
+                    let (head, entry) = live.seg.slot(seq);
+                    for r in 0..n {
+                        let _ = entry(r).state.compare_exchange(
+                            ARRIVED,
+                            DONE,
+                            Ordering::AcqRel,
+                            Ordering::Acquire,
+                        );
+                    }
+                    head.done.store(n as u32, Ordering::Release);
+                    live.seg.ring();
+                }
+                // The others wait for it in phase 3, their parts still `ARRIVED`:
+                // one that fails or aborts meanwhile fails the collective everywhere.
+            }
             Part::Coll { seq } => {
                 let (head, entry) = live.seg.slot(seq);
                 let what = format!("collective #{seq} waited for every rank to issue it");
@@ -151,10 +184,11 @@ pub(super) fn run(
                     },
                     &mut || None,
                 )?;
-                share(live, seq, op)?;
+                share(live, seq, op, me..me + 1)?;
                 entry(me).state.store(DONE, Ordering::Release);
-                head.done.fetch_add(1, Ordering::AcqRel);
-                live.seg.ring();
+                if head.done.fetch_add(1, Ordering::AcqRel) as usize + 1 == n {
+                    live.seg.ring();
+                }
             }
             Part::Recv { from, n: msg } => {
                 let slot = live.seg.p2p(from, me, msg);
@@ -286,8 +320,22 @@ fn coll_failure(live: &Live, seq: u64) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// Does this rank's share of collective `seq`.
-fn share(live: &Live, seq: u64, op: &LaunchOp) -> std::result::Result<(), String> {
+/// Whether collective `op` of `n` ranks is small enough for one rank to do it all:
+/// then its hand-offs, not its data, bound it.
+fn one_rank(op: &LaunchOp, n: usize) -> bool {
+    let d = &op.desc;
+    let (slen, rlen) = lengths(d.kind, d.count, d.dtype.size(), n, true);
+    slen.max(rlen) <= ONE_RANK_MAX
+}
+
+/// Does the shares of `ranks` in collective `seq` (each rank its own, or the last to
+/// arrive every rank's, of a small one).
+fn share(
+    live: &Live,
+    seq: u64,
+    op: &LaunchOp,
+    ranks: std::ops::Range<usize>,
+) -> std::result::Result<(), String> {
     let n = live.size();
     let entry = live.seg.slot(seq).1;
     let d = &op.desc;
@@ -312,18 +360,21 @@ fn share(live: &Live, seq: u64, op: &LaunchOp) -> std::result::Result<(), String
         scalars.push(e.scalar.load(Ordering::Acquire));
     }
     let order = permutation(n, seq);
-    Share {
-        kind: d.kind,
-        dtype: d.dtype,
-        count: d.count,
-        root,
-        op: Combine::of(&d.op),
-        me: live.rank,
-        bufs: &bufs,
-        scalars: &scalars,
-        order: &order,
+    for me in ranks {
+        Share {
+            kind: d.kind,
+            dtype: d.dtype,
+            count: d.count,
+            root,
+            op: Combine::of(&d.op),
+            me,
+            bufs: &bufs,
+            scalars: &scalars,
+            order: &order,
+        }
+        .run()?;
     }
-    .run()
+    Ok(())
 }
 
 /// The deadlock message for the ranks of `mask`.

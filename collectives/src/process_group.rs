@@ -677,6 +677,19 @@ struct Issuing<'a> {
     outer: bool,
 }
 
+impl Drop for ProcessGroup {
+    /// Finishes the group's link to the job's store first (a group made by
+    /// [`ProcessGroup::from_env`]): a failure is published and, on rank 0 without
+    /// `nccl-run`, the job's hang report printed before the handle goes, so that a
+    /// program that exits right after dropping its group still reports. Bounded by the
+    /// store's timeouts and [`crate::launch::REPORT_WAIT`]; then the watchdog stops.
+    fn drop(&mut self) {
+        if let Some(sink) = self.inner.sink.get() {
+            sink.finish();
+        }
+    }
+}
+
 impl Drop for Issuing<'_> {
     fn drop(&mut self) {
         if self.outer {

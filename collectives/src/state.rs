@@ -177,6 +177,9 @@ pub(crate) trait FailureSink: Send + Sync {
     /// `timeout`: the failure is this rank's own timeout (a root cause), not an error
     /// that may have come from another rank's failure.
     fn failed(&self, reason: &str, dump: Dump, timeout: bool);
+
+    /// The group's handle is being dropped: finish what is under way (bounded).
+    fn finish(&self) {}
 }
 
 /// The thread issuing an operation right now, and where.

@@ -103,8 +103,13 @@ fn child() {
         .wait_host(PATIENCE)
         .unwrap();
     let n = size as i64;
-    if scenario == "missing" {
-        // Rank 1 never issues the second all-reduce; the others time out.
+    if scenario == "missing" || scenario == "killed" {
+        // Rank 1 never issues the second all-reduce; the others time out ("missing"),
+        // or it dies first, leaving its group unclosed ("killed").
+        if rank == 1 && scenario == "killed" {
+            std::thread::sleep(Duration::from_millis(900));
+            std::process::exit(3);
+        }
         if rank == 1 {
             let start = Instant::now();
             while pg.aborted().is_none() && start.elapsed() < PATIENCE {
@@ -299,4 +304,46 @@ fn without_nccl_run_rank_zero_prints_the_jobs_hang_report_naming_the_missing_ran
             "rank {rank}: {text}"
         );
     }
+}
+
+#[test]
+fn without_nccl_run_rank_zero_reports_once_even_when_the_missing_rank_died() {
+    // Rank 1 dies (its connection drops without a goodbye) before the others' 5 s
+    // timeout: they learn it through the store, rank 0 drops its group and exits at
+    // once, and its report must still come out, once, before the exit.
+    let port = free_port();
+    let kids: Vec<Child> = (0..3)
+        .map(|r| {
+            let mut env = torchrun(r, 3, port);
+            env.push(("TEST_TIMEOUT_MS", "5000".into()));
+            spawn("killed", &env)
+        })
+        .collect();
+    let mut texts = Vec::new();
+    for kid in kids {
+        let (_, _, text) = finish(kid);
+        texts.push(text);
+    }
+    let rank0 = &texts[0];
+    // Rank 0 learns it from the store, or first from rank 2's abort (the sim shows a
+    // peer's abort to the collective's other ranks).
+    assert!(rank0.contains("@@ error:"), "rank 0 failed: {rank0}");
+    let report: Vec<&str> = rank0
+        .lines()
+        .filter(|l| l.starts_with("nccl-rs: hang report: "))
+        .collect();
+    let stuck = report
+        .iter()
+        .filter(|l| l.contains("all_reduce #2 (") && l.contains("launch_group.rs"))
+        .count();
+    assert_eq!(stuck, 1, "one report line for all_reduce #2: {rank0}");
+    assert_eq!(
+        report
+            .iter()
+            .filter(|l| l.contains("no flight record from rank(s) 1 "))
+            .count(),
+        1,
+        "the dead rank's record is said to be missing, once: {rank0}"
+    );
+    eprintln!("{}", report.join("\n"));
 }

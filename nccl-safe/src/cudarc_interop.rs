@@ -39,7 +39,10 @@
 //!    on the slice's own stream, after everything cudarc had pending on the slice (its
 //!    stream order, and cudarc's events when the context tracks them). Dropping the
 //!    buffer never blocks: the slice is dropped (and freed by cudarc) once every
-//!    pending use completed, never by making a stream wait. [`CudarcBuffer::into_inner`]
+//!    pending use completed, never by making a stream wait. cudarc then frees it in
+//!    stream order (`cuMemFreeAsync`): it would synchronise the slice's stream only on a
+//!    device without memory pools, and [`Device::cuda`](crate::Device::cuda) refuses
+//!    such devices (it makes its own pool). [`CudarcBuffer::into_inner`]
 //!    hands the slice back: its stream first waits for the pending uses, and cudarc's
 //!    own write event is recorded after that wait, so cudarc's other streams wait too.
 //! 5. **Tracked memory in cudarc kernels.** `with_cudarc` (read) and

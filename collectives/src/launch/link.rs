@@ -29,6 +29,7 @@
 //! gone still has its own timeouts. A file store has no disconnect registration, so
 //! there a dead process is noticed only through the timeouts of the others.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -102,6 +103,11 @@ struct Shared {
     report: bool,
     /// This rank's own failure to publish, once.
     own: Mutex<Option<(String, Dump, bool)>>,
+    /// A failure of this group was dealt with: its own published, or another rank's
+    /// seen (its record written); a later own failure is then an echo and stays local.
+    handled: AtomicBool,
+    /// The hang report was printed (once).
+    reported: AtomicBool,
     stop: Mutex<bool>,
     wake: Condvar,
 }
@@ -109,7 +115,7 @@ struct Shared {
 /// The link of one group to the job's store; lives as long as the group.
 pub(crate) struct Link {
     shared: Arc<Shared>,
-    thread: Option<JoinHandle<()>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
     server: Option<TcpStoreServer>,
 }
 
@@ -148,6 +154,8 @@ impl Link {
             interval: inner.options.watchdog_interval,
             report: report && inner.rank == 0,
             own: Mutex::new(None),
+            handled: AtomicBool::new(false),
+            reported: AtomicBool::new(false),
             stop: Mutex::new(false),
             wake: Condvar::new(),
         });
@@ -161,7 +169,7 @@ impl Link {
         };
         let link = Link {
             shared,
-            thread,
+            thread: Mutex::new(thread),
             server,
         };
         let _ = inner.sink.set(Box::new(link));
@@ -171,9 +179,32 @@ impl Link {
 
 impl FailureSink for Link {
     fn failed(&self, reason: &str, dump: Dump, timeout: bool) {
+        if self.shared.handled.load(Ordering::Acquire) {
+            return; // another rank's failure was seen first: this is its echo
+        }
         *lock(&self.shared.own) = Some((reason.to_string(), dump, timeout));
         let _s = lock(&self.shared.stop);
         self.shared.wake.notify_all();
+    }
+
+    /// Stops the watching thread and waits for it (it may be printing the report),
+    /// then publishes and reports a failure it left. Called when the group's handle
+    /// is dropped, before its last reference goes, so that the program cannot exit
+    /// (or drop the store it hosts) before the report; bounded by the store's
+    /// timeouts and [`REPORT_WAIT`].
+    fn finish(&self) {
+        *lock(&self.shared.stop) = true;
+        self.shared.wake.notify_all();
+        let thread = lock(&self.thread).take();
+        if let Some(h) = thread {
+            // The last reference may go on the link's own thread (it holds the group
+            // briefly); it cannot wait for itself.
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
+        self.shared.handle_own();
+        self.shared.close();
     }
 }
 
@@ -196,11 +227,7 @@ impl Shared {
                     }
                 }
             }
-            let own = lock(&self.own).take();
-            if let Some((reason, dump, timeout)) = own {
-                self.publish_own(reason, &dump, timeout);
-                self.close();
-                self.print_report();
+            if self.handle_own() {
                 return;
             }
             match self.store.get(FAILED_KEY) {
@@ -215,6 +242,9 @@ impl Shared {
                         self.close();
                         return;
                     };
+                    if self.handled.swap(true, Ordering::AcqRel) {
+                        return; // this rank's own failure was published meanwhile
+                    }
                     // The record is taken before the abort changes it, and written,
                     // and this rank's disconnect record withdrawn, before the abort
                     // wakes the program (which may exit at once).
@@ -225,6 +255,9 @@ impl Shared {
                     inner.dump(&why);
                     inner.abort_group(&other);
                     drop(inner);
+                    // An own failure recorded before `handled` was set is this one's
+                    // echo: the record above already stands for it.
+                    lock(&self.own).take();
                     self.print_report();
                     return;
                 }
@@ -239,6 +272,20 @@ impl Shared {
                 }
             }
         }
+    }
+
+    /// Publishes this rank's own failure if one is recorded and none was dealt with
+    /// yet, then closes the connection and prints the report; `true` if there was one.
+    fn handle_own(&self) -> bool {
+        let Some((reason, dump, timeout)) = lock(&self.own).take() else {
+            return false;
+        };
+        if !self.handled.swap(true, Ordering::AcqRel) {
+            self.publish_own(reason, &dump, timeout);
+        }
+        self.close();
+        self.print_report();
+        true
     }
 
     /// Writes this rank's record, then sets the failure key unless a failure is
@@ -277,14 +324,18 @@ impl Shared {
     /// Rank 0's hang report of the job (when [`Shared::report`]): every rank's flight
     /// record as far as they arrive within [`REPORT_WAIT`], merged, on standard error.
     fn print_report(&self) {
-        if !self.report {
+        if !self.report || self.reported.swap(true, Ordering::AcqRel) {
             return;
         }
         // The registered connection is closed (so that this process's exit cannot
         // overwrite the culprit): a TCP store is read over a new one.
         let fresh = match &self.tcp {
             Some(tcp) => {
-                let opts = tcp.options().clone().connect_timeout(REPORT_WAIT);
+                let opts = tcp
+                    .options()
+                    .clone()
+                    .connect_timeout(REPORT_WAIT)
+                    .request_timeout(REPORT_WAIT);
                 match TcpStore::connect(tcp.addr(), opts) {
                     Ok(s) => Some(s),
                     Err(e) => {
@@ -348,23 +399,9 @@ impl Shared {
 
 impl Drop for Link {
     fn drop(&mut self) {
-        *lock(&self.shared.stop) = true;
-        self.shared.wake.notify_all();
-        if let Some(h) = self.thread.take() {
-            // The group may be dropped on the link's own thread (it holds it briefly).
-            if h.thread().id() != std::thread::current().id() {
-                let _ = h.join();
-            }
-        }
-        // A failure of this rank's group not yet published (the group is dropped
-        // right after its failure, as a program that returns the error does).
-        let own = lock(&self.shared.own).take();
-        if let Some((reason, dump, timeout)) = own {
-            self.shared.publish_own(reason, &dump, timeout);
-            self.shared.close();
-            self.shared.print_report();
-        }
-        self.shared.close();
+        // Usually done already by the group's handle; a failure recorded since (the
+        // watchdog runs until the group's last reference goes) is published here.
+        self.finish();
         if let Some(server) = self.server.take() {
             let start = Instant::now();
             while server.connections() > 0 && start.elapsed() < HOST_GRACE {

@@ -20,7 +20,7 @@ use super::os::{self, Mapping};
 use super::{SPIN, spin_until};
 use crate::{Error, Result};
 
-pub(super) const MAGIC: u64 = 0x6e63_636c_7273_6731; // "ncclrsg1"
+pub(super) const MAGIC: u64 = 0x6e63_636c_7273_6732; // "ncclrsg2" (the bell counts its sleepers)
 /// Collective positions that can be registered and not yet finished, per communicator.
 pub(super) const SLOTS: usize = 2048;
 /// Messages in flight between one ordered pair of ranks.

@@ -28,33 +28,7 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// How long a host wait spins before it sleeps (as the sim's own waits): a work that
-/// completes within it wakes its waiter without a system call or a context switch.
-/// Spinning yields the core after a few rounds, so that on a machine with fewer cores
-/// than threads the threads that complete the work get to run; it costs up to this
-/// much CPU per wait.
-pub(crate) const SPIN: Duration = Duration::from_micros(50);
-
-/// Spins (see [`SPIN`]) until `ready()` holds or `limit` passes; returns whether it
-/// holds.
-pub(crate) fn spin_until(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    let mut round = 0u32;
-    loop {
-        if ready() {
-            return true;
-        }
-        round = round.wrapping_add(1);
-        if round < 4 {
-            std::hint::spin_loop();
-            continue;
-        }
-        if start.elapsed() >= limit {
-            return false;
-        }
-        std::thread::yield_now();
-    }
-}
+pub(crate) use nccl_safe::sync::{SPIN, spin_until};
 
 /// `Instant::now() + timeout`, or `None` ("no deadline") when that overflows.
 pub(crate) fn deadline_after(timeout: Duration) -> Option<Instant> {
@@ -357,13 +331,17 @@ impl Inner {
         if timeout {
             self.ask_peers_to_dump(&err);
         }
-        if let Some(w) = culprit {
-            w.settle(Outcome::Failed(err.clone()));
-        }
+        // The job's store hears of it before the waiter wakes: a program that drops
+        // its group right after the error must find the failure there to publish.
         if first_abort {
             if let Some(sink) = self.sink.get() {
                 sink.failed(&err.to_string(), self.snapshot(why), timeout);
             }
+        }
+        if let Some(w) = culprit {
+            w.settle(Outcome::Failed(err.clone()));
+        }
+        if first_abort {
             self.fail_pending(&err.to_string());
             let abort = self.abort.clone();
             let name = self.options.name.clone();

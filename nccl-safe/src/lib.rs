@@ -45,7 +45,7 @@ mod fp8;
 mod memory;
 mod sim;
 mod stream;
-mod sync;
+pub mod sync;
 mod version;
 
 pub use comm::{

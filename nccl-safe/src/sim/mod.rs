@@ -205,35 +205,7 @@ pub(crate) fn platform() -> Result<&'static Platform> {
         .map_err(Clone::clone)
 }
 
-/// How long a sim waiter spins before it sleeps: a wait that ends within it (the
-/// common case for small operations, whose hand-offs take a few microseconds) skips
-/// the sleep and the wake-up, each a system call and a context switch. Bounded, and
-/// spinning yields the core (`sched_yield`) after a few rounds, so that on a machine
-/// with fewer cores than threads the thread being waited for gets to run (a spin
-/// that never yields made 8 B all-reduces of 4 thread ranks on 2 cores 100x slower).
-/// Spinning costs CPU: up to this much per wait that does not end within it.
-pub(crate) const SPIN: Duration = Duration::from_micros(50);
-
-/// Spins (see [`SPIN`]) until `ready()` holds or `limit` passes; returns whether it
-/// holds. The first rounds only spin; later ones read the clock and yield.
-pub(crate) fn spin_until(limit: Duration, mut ready: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    let mut round = 0u32;
-    loop {
-        if ready() {
-            return true;
-        }
-        round = round.wrapping_add(1);
-        if round < 4 {
-            std::hint::spin_loop();
-            continue;
-        }
-        if start.elapsed() >= limit {
-            return false;
-        }
-        std::thread::yield_now();
-    }
-}
+pub(crate) use crate::sync::{SPIN, spin_until};
 
 /// Waits on `cv` until `done(&guard)` holds, or `timeout` passes (`None`: forever).
 pub(crate) fn wait_until<'a, T>(

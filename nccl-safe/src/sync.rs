@@ -146,6 +146,8 @@ mod tests {
         assert!(!held);
         assert_eq!(calls, 1, "one look, then it returns to sleep");
         // Once the back-off has passed, spinning is on again.
-        assert!(!contended(now + SPIN_BACKOFF + std::time::Duration::from_millis(1)));
+        assert!(!contended(
+            now + SPIN_BACKOFF + std::time::Duration::from_millis(1)
+        ));
     }
 }

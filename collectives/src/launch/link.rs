@@ -60,6 +60,54 @@ pub fn dump_key(prefix: &str, rank: usize) -> String {
     format!("{prefix}/dump/{rank}")
 }
 
+/// The job's hang report, from the flight records its ranks wrote to the store.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JobReport {
+    /// The merged report ([`crate::hang_report`] of the records found); a line saying
+    /// that nothing is pending when the records show nothing stuck.
+    pub lines: Vec<String>,
+    /// How many ranks' records were found.
+    pub records: usize,
+    /// The ranks whose record never came (a killed rank's never does).
+    pub missing: Vec<usize>,
+}
+
+impl JobReport {
+    /// Reads the records of the `size` ranks of the group whose keys start with
+    /// `prefix` ([`dump_key`]), waiting at most `wait` for records still to come, and
+    /// merges them.
+    pub fn read(store: &dyn Store, prefix: &str, size: usize, wait: Duration) -> JobReport {
+        let keys: Vec<String> = (0..size).map(|r| dump_key(prefix, r)).collect();
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        let _ = store.wait(&refs, wait);
+        let mut dumps = Vec::new();
+        let mut missing = Vec::new();
+        for (rank, key) in keys.iter().enumerate() {
+            match store
+                .get(key)
+                .ok()
+                .flatten()
+                .map(|b| serde_json::from_slice::<Dump>(&b))
+            {
+                Some(Ok(d)) => dumps.push(d),
+                _ => missing.push(rank),
+            }
+        }
+        let mut lines = crate::report::hang_report(&dumps);
+        if lines.is_empty() && !dumps.is_empty() {
+            lines.push(format!(
+                "nothing pending in {} flight record(s)",
+                dumps.len()
+            ));
+        }
+        JobReport {
+            lines,
+            records: dumps.len(),
+            missing,
+        }
+    }
+}
+
 /// A failure as published under [`FAILED_KEY`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobFailure {
@@ -350,38 +398,15 @@ impl Shared {
             Some(s) => s,
             None => &*self.store,
         };
-        let keys: Vec<String> = (0..self.me.size)
-            .map(|r| dump_key(&self.me.prefix, r))
-            .collect();
-        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-        let _ = store.wait(&refs, REPORT_WAIT);
-        let mut dumps = Vec::new();
-        let mut missing = Vec::new();
-        for (rank, key) in keys.iter().enumerate() {
-            match store
-                .get(key)
-                .ok()
-                .flatten()
-                .map(|b| serde_json::from_slice::<Dump>(&b))
-            {
-                Some(Ok(d)) => dumps.push(d),
-                _ => missing.push(rank.to_string()),
-            }
-        }
+        let report = JobReport::read(store, &self.me.prefix, self.me.size, REPORT_WAIT);
         if let Some(s) = &fresh {
             let _ = s.close();
         }
-        let lines = crate::report::hang_report(&dumps);
-        if lines.is_empty() {
-            eprintln!(
-                "nccl-rs: hang report: nothing pending in {} flight record(s)",
-                dumps.len()
-            );
-        }
-        for l in lines {
+        for l in &report.lines {
             eprintln!("nccl-rs: hang report: {l}");
         }
-        if !missing.is_empty() {
+        if !report.missing.is_empty() {
+            let missing: Vec<String> = report.missing.iter().map(|r| r.to_string()).collect();
             eprintln!(
                 "nccl-rs: hang report: no flight record from rank(s) {} within {:?}",
                 missing.join(","),

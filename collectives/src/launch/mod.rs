@@ -82,7 +82,7 @@ pub mod slurm;
 mod source;
 
 pub use error::LaunchError;
-pub use link::{FAILED_KEY, HOST_GRACE, JobFailure, REPORT_WAIT, dump_key};
+pub use link::{FAILED_KEY, HOST_GRACE, JobFailure, JobReport, REPORT_WAIT, dump_key};
 #[cfg(feature = "mpi")]
 pub use mpi::launch_of as mpi_launch;
 pub use source::{Overrides, Rendezvous, Source, Sourced, Var};

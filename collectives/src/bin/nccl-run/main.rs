@@ -19,9 +19,8 @@ mod procs;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use collectives::launch::{FAILED_KEY, JobFailure, dump_key};
+use collectives::launch::{FAILED_KEY, JobFailure, JobReport};
 use collectives::store::{ClientOptions, ServerOptions, Store, TcpStore, TcpStoreServer};
-use collectives::{Dump, hang_report};
 use procs::Rank;
 
 /// How long nccl-run waits for the ranks' flight records after a failure.
@@ -284,27 +283,8 @@ fn report_failure(store: &TcpStore, bytes: &[u8]) -> Option<JobFailure> {
         "nccl-run: rank {} (pid {}) failed first, group {}: {}",
         failure.rank, failure.pid, failure.group, failure.reason
     );
-    let keys: Vec<String> = (0..failure.size)
-        .map(|r| dump_key(&failure.prefix, r))
-        .collect();
-    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let _ = store.wait(&refs, DUMP_WAIT);
-    let dumps: Vec<Dump> = keys
-        .iter()
-        .filter_map(|k| store.get(k).ok().flatten())
-        .filter_map(|b| serde_json::from_slice(&b).ok())
-        .collect();
-    if dumps.is_empty() {
-        return Some(failure);
-    }
-    let lines = hang_report(&dumps);
-    if lines.is_empty() {
-        eprintln!(
-            "nccl-run: hang report: nothing pending in {} flight record(s)",
-            dumps.len()
-        );
-    }
-    for l in lines {
+    let report = JobReport::read(store, &failure.prefix, failure.size, DUMP_WAIT);
+    for l in report.lines {
         eprintln!("nccl-run: hang report: {l}");
     }
     Some(failure)

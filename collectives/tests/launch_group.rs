@@ -270,21 +270,23 @@ fn failure_propagation_can_be_turned_off() {
     assert_eq!(lines1, ["sum 3"]);
 }
 
-#[test]
-fn without_nccl_run_rank_zero_prints_the_jobs_hang_report_naming_the_missing_rank() {
+/// `scenario` on three torchrun-style ranks with a group timeout of `timeout_ms`;
+/// each rank's whole output.
+fn three_torchrun_ranks(scenario: &str, timeout_ms: &str) -> Vec<String> {
     let port = free_port();
     let kids: Vec<Child> = (0..3)
         .map(|r| {
             let mut env = torchrun(r, 3, port);
-            env.push(("TEST_TIMEOUT_MS", "1000".into()));
-            spawn("missing", &env)
+            env.push(("TEST_TIMEOUT_MS", timeout_ms.into()));
+            spawn(scenario, &env)
         })
         .collect();
-    let mut texts = Vec::new();
-    for kid in kids {
-        let (_, _, text) = finish(kid);
-        texts.push(text);
-    }
+    kids.into_iter().map(|kid| finish(kid).2).collect()
+}
+
+#[test]
+fn without_nccl_run_rank_zero_prints_the_jobs_hang_report_naming_the_missing_rank() {
+    let texts = three_torchrun_ranks("missing", "1000");
     let report: Vec<&str> = texts[0]
         .lines()
         .filter(|l| l.starts_with("nccl-rs: hang report: "))
@@ -311,19 +313,7 @@ fn without_nccl_run_rank_zero_reports_once_even_when_the_missing_rank_died() {
     // Rank 1 dies (its connection drops without a goodbye) before the others' 5 s
     // timeout: they learn it through the store, rank 0 drops its group and exits at
     // once, and its report must still come out, once, before the exit.
-    let port = free_port();
-    let kids: Vec<Child> = (0..3)
-        .map(|r| {
-            let mut env = torchrun(r, 3, port);
-            env.push(("TEST_TIMEOUT_MS", "5000".into()));
-            spawn("killed", &env)
-        })
-        .collect();
-    let mut texts = Vec::new();
-    for kid in kids {
-        let (_, _, text) = finish(kid);
-        texts.push(text);
-    }
+    let texts = three_torchrun_ranks("killed", "5000");
     let rank0 = &texts[0];
     // Rank 0 learns it from the store, or first from rank 2's abort (the sim shows a
     // peer's abort to the collective's other ranks).

@@ -86,6 +86,18 @@ impl Communicator {
     }
 
     fn issue(&self, stream: &Stream, call: Call) -> Result<()> {
+        if call.op.desc.count == 0 && !matches!(call.op.desc.kind, Kind::Send | Kind::Recv) {
+            // NCCL discards an empty collective (no kernel, no rank waits for another),
+            // after checking its arguments: so does this layer, on both drivers. An
+            // empty send or receive still pairs with its peer, as in NCCL.
+            self.inner.check_issuable(call.op.desc.kind.name())?;
+            check_same_device("collective", &self.inner.device, stream.device())?;
+            return crate::features::check_ops(
+                self.inner.imp.kind(),
+                self.inner.config.sim_nccl_version,
+                std::slice::from_ref(&call.op),
+            );
+        }
         GROUP.with(|g| {
             let mut g = g.borrow_mut();
             if let Some(pending) = g.as_mut() {

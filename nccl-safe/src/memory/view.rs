@@ -162,6 +162,9 @@ impl<'a, T: DataType> DeviceView<'a, T> {
             write: true,
             poison: None,
         };
+        if bytes == 0 {
+            return Ok(()); // nothing to copy (and nothing a free must wait for)
+        }
         let (src, mem) = (self.addr(), host.mem.clone());
         // SAFETY: the host buffer's tracker holds the copy's write until it completes:
         // nothing reads or writes `mem` before, and a drop defers the free.
@@ -300,6 +303,9 @@ impl<'a, T: DataType> DeviceViewMut<'a, T> {
         let mut pattern = vec![0u8; T::DTYPE.size()];
         value.write_le(&mut pattern);
         let (dst, count) = (self.addr(), self.len);
+        if count == 0 {
+            return Ok(()); // empty: nothing to do, nothing a free must wait for
+        }
         enqueue(s, &[self.write_use(true)], |imp| {
             imp.fill(dst, count, pattern)
         })
@@ -334,6 +340,9 @@ impl<'a, T: DataType> DeviceViewMut<'a, T> {
         let mut scalar = vec![0u8; T::DTYPE.size()];
         value.write_le(&mut scalar);
         let (dst, count) = (self.addr(), self.len);
+        if count == 0 {
+            return Ok(());
+        }
         // In place: the input is the output, so it is not poisoned.
         enqueue(s, &[self.write_use(false)], |imp| {
             imp.elementwise(kernel, T::DTYPE, dst, count, scalar)
@@ -350,6 +359,9 @@ impl<'a, T: DataType> DeviceViewMut<'a, T> {
         check_same_device("copy device to device", self.device(), src.device())?;
         let s = user_stream("copy device to device", stream, self.device())?;
         let (dst, from, bytes) = (self.addr(), src.addr(), self.len * T::DTYPE.size());
+        if bytes == 0 {
+            return Ok(());
+        }
         enqueue(s, &[src.read_use(), self.write_use(true)], |imp| {
             imp.copy_dtod(dst, from, bytes)
         })
@@ -384,6 +396,9 @@ impl<'a, T: DataType> DeviceViewMut<'a, T> {
             write: false,
             poison: None,
         };
+        if bytes == 0 {
+            return Ok(());
+        }
         let (dst, mem) = (self.addr(), host.mem.clone());
         // SAFETY: the host buffer's tracker holds the copy's read until it completes:
         // nothing writes `mem` before, and a drop defers the free.

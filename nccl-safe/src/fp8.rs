@@ -92,9 +92,9 @@ impl Format {
         let (e, m) = (self.exp_field(b), f64::from(self.mantissa(b)));
         let scale = f64::from(1u32 << self.man);
         if e == 0 {
-            sign * m / scale * 2f64.powi(1 - self.bias)
+            sign * m / scale * pow2(1 - self.bias)
         } else {
-            sign * (1.0 + m / scale) * 2f64.powi(e - self.bias)
+            sign * (1.0 + m / scale) * pow2(e - self.bias)
         }
     }
 
@@ -102,7 +102,9 @@ impl Format {
     fn encode(&self, x: f64) -> u8 {
         let sign = if x.is_sign_negative() { 0x80 } else { 0 };
         if x.is_nan() {
-            return sign | NAN_BITS;
+            // One NaN pattern whatever the input's sign: the sign of a NaN is not
+            // specified (a conversion may flip it), so it must not decide the bits.
+            return NAN_BITS;
         }
         let a = x.abs();
         if a.is_infinite() {
@@ -111,11 +113,11 @@ impl Format {
         let min_exp = 1 - self.bias; // the exponent of the smallest normal value
         // Anything below 2^-60 rounds to zero in both formats; this also keeps the
         // exponent below well defined.
-        if a < 2f64.powi(-60) {
+        if a < pow2(-60) {
             return sign;
         }
         let e = (((a.to_bits() >> 52) & 0x7FF) as i32 - 1023).max(min_exp);
-        let ulp = 2f64.powi(e - self.man);
+        let ulp = pow2(e - self.man);
         // Exact: a division by a power of two, then an integer rounding.
         let mut n = (a / ulp).round_ties_even() as i32;
         let mut e = e;
@@ -281,6 +283,13 @@ fp8_type!(
     "f8e5m2"
 );
 
+/// `2^e`, exactly: built from its bits, since `powi` promises no precision (Miri
+/// perturbs it). `e` must be a normal `f64` exponent (-1022..=1023).
+pub(crate) fn pow2(e: i32) -> f64 {
+    debug_assert!((-1022..=1023).contains(&e), "2^{e} is not a normal f64");
+    f64::from_bits(((e + 1023) as u64) << 52)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,8 +306,8 @@ mod tests {
             assert_eq!(F8E4M3::from_f64(v.to_f64()).to_bits(), b, "{b:#x}");
         }
         assert_eq!(F8E4M3::from_bits(0x7E).to_f64(), 448.0);
-        assert_eq!(F8E4M3::from_bits(0x01).to_f64(), 2f64.powi(-9));
-        assert_eq!(F8E4M3::from_bits(0x08).to_f64(), 2f64.powi(-6));
+        assert_eq!(F8E4M3::from_bits(0x01).to_f64(), pow2(-9));
+        assert_eq!(F8E4M3::from_bits(0x08).to_f64(), pow2(-6));
         assert_eq!(F8E4M3::from_bits(0xB8).to_f64(), -1.0);
     }
 
@@ -313,8 +322,8 @@ mod tests {
             }
         }
         assert_eq!(F8E5M2::from_bits(0x7B).to_f64(), 57344.0);
-        assert_eq!(F8E5M2::from_bits(0x01).to_f64(), 2f64.powi(-16));
-        assert_eq!(F8E5M2::from_bits(0x04).to_f64(), 2f64.powi(-14));
+        assert_eq!(F8E5M2::from_bits(0x01).to_f64(), pow2(-16));
+        assert_eq!(F8E5M2::from_bits(0x04).to_f64(), pow2(-14));
     }
 
     #[test]
@@ -333,11 +342,11 @@ mod tests {
         assert_eq!(bits(f32::NEG_INFINITY), 0xFE);
         assert_eq!(bits(f32::NAN), 0x7F);
         // Subnormals: 2^-10 is halfway between 0 and 2^-9: ties to even (zero).
-        assert_eq!(bits(2f32.powi(-10)), 0x00);
-        assert_eq!(bits(1.5 * 2f32.powi(-9)), 0x02); // 1.5 units: even is 2
+        assert_eq!(bits(pow2(-10) as f32), 0x00);
+        assert_eq!(bits(1.5 * (pow2(-9) as f32)), 0x02); // 1.5 units: even is 2
         assert_eq!(bits(-0.0), 0x80);
         // The largest subnormal rounds up into the smallest normal.
-        assert_eq!(bits(0.99 * 2f32.powi(-6)), 0x08);
+        assert_eq!(bits(0.99 * (pow2(-6) as f32)), 0x08);
     }
 
     #[test]
@@ -348,8 +357,8 @@ mod tests {
         assert_eq!(bits(61440.0), 0x7B); // halfway 57344/65536: saturates
         assert_eq!(bits(f32::INFINITY), 0x7B);
         assert_eq!(bits(-70000.0), 0xFB);
-        assert_eq!(bits(2f32.powi(-17)), 0x00); // halfway 0/2^-16: even (zero)
-        assert_eq!(bits(3.0 * 2f32.powi(-17)), 0x02);
+        assert_eq!(bits(pow2(-17) as f32), 0x00); // halfway 0/2^-16: even (zero)
+        assert_eq!(bits(3.0 * (pow2(-17) as f32)), 0x02);
         assert!(F8E5M2::from_f32(f32::NAN).is_nan());
     }
 

@@ -179,18 +179,21 @@ impl Config {
         const UNDEF: i32 = i32::MIN;
         let int = |v: Option<u32>| v.map_or(UNDEF, |v| v as i32);
         let flag = |v: Option<bool>| v.map_or(UNDEF, i32::from);
-        let mut strings = Vec::new();
-        let mut text = |v: &Option<String>| -> *const std::ffi::c_char {
+        // The strings are moved to their final place first and pointed to afterwards:
+        // a pointer taken before a move would not be valid after it (Stacked Borrows).
+        let owned = [&self.net_name, &self.comm_name].map(|v| {
+            v.as_ref()
+                .map(|s| CString::new(s.as_str()).expect("validated: no NUL"))
+        });
+        let strings: Vec<CString> = owned.iter().flatten().cloned().collect();
+        let mut next = strings.iter();
+        let mut text = |v: &Option<CString>| -> *const std::ffi::c_char {
             match v {
-                Some(s) => {
-                    let c = CString::new(s.as_str()).expect("validated: no NUL");
-                    let p = c.as_ptr();
-                    strings.push(c);
-                    p
-                }
+                Some(_) => next.next().map_or(std::ptr::null(), |c| c.as_ptr()),
                 None => std::ptr::null(),
             }
         };
+        let (net_name, comm_name) = (text(&owned[0]), text(&owned[1]));
         let mut raw = nccl_sys::ncclConfig_t {
             size: std::mem::size_of::<nccl_sys::ncclConfig_t>(),
             magic: nccl_sys::NCCL_API_MAGIC,
@@ -199,10 +202,10 @@ impl Config {
             cgaClusterSize: int(self.cga_cluster_size),
             minCTAs: int(self.min_ctas),
             maxCTAs: int(self.max_ctas),
-            netName: text(&self.net_name),
+            netName: net_name,
             splitShare: flag(self.split_share),
             trafficClass: int(self.traffic_class),
-            commName: text(&self.comm_name),
+            commName: comm_name,
             collnetEnable: flag(self.collnet_enable),
             ..nccl_sys::ncclConfig_t::default()
         };
@@ -249,14 +252,21 @@ mod tests {
         let (raw, strings) = Config::new()
             .blocking(false)
             .comm_name("g")
+            .net_name("IB")
             .max_ctas(4)
             .to_raw()
             .unwrap();
         assert_eq!((raw.blocking, raw.maxCTAs), (0, 4));
-        assert_eq!(strings.len(), 1);
-        // SAFETY: points into `strings`, alive here.
-        let name = unsafe { std::ffi::CStr::from_ptr(raw.commName) };
-        assert_eq!(name.to_str().unwrap(), "g");
+        assert_eq!(strings.len(), 2);
+        // SAFETY: both point into `strings`, alive here (under Miri this also checks
+        // that the pointers were taken after the strings reached their place).
+        let (name, net) = unsafe {
+            (
+                std::ffi::CStr::from_ptr(raw.commName),
+                std::ffi::CStr::from_ptr(raw.netName),
+            )
+        };
+        assert_eq!((name.to_str().unwrap(), net.to_str().unwrap()), ("g", "IB"));
     }
 
     #[test]

@@ -10,7 +10,6 @@
 use std::cell::{Cell, RefCell};
 use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
-use std::sync::mpsc::{Sender, channel};
 use std::sync::{Mutex, OnceLock};
 
 thread_local! {
@@ -68,26 +67,71 @@ pub(crate) fn check(op: &'static str) -> crate::Result<()> {
 
 type Job = Box<dyn FnOnce() + Send>;
 
-/// Runs `job` on the reaper thread (started on first use), never on this one.
+/// The reaper's queue, and whether a reaper thread is draining it.
+struct Reaper {
+    jobs: std::collections::VecDeque<Job>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+fn reaper() -> &'static Mutex<Reaper> {
+    static REAPER: OnceLock<Mutex<Reaper>> = OnceLock::new();
+    REAPER.get_or_init(|| {
+        Mutex::new(Reaper {
+            jobs: std::collections::VecDeque::new(),
+            thread: None,
+        })
+    })
+}
+
+/// Runs `job` on the reaper thread, never on this one. The reaper is started when
+/// there is work and ends when the queue is empty, so no thread of the library is
+/// left running at exit.
 pub(crate) fn defer(job: Job) {
-    static REAPER: OnceLock<Mutex<Sender<Job>>> = OnceLock::new();
-    let tx = REAPER.get_or_init(|| {
-        let (tx, rx) = channel::<Job>();
-        let spawned = std::thread::Builder::new()
-            .name("nccl-rs-reaper".into())
-            .spawn(move || {
-                while let Ok(job) = rx.recv() {
-                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
-                }
-            });
-        if let Err(e) = spawned {
+    let mut r = crate::sync::lock(reaper());
+    r.jobs.push_back(job);
+    if r.thread.as_ref().is_some_and(|t| !t.is_finished()) {
+        return; // the running reaper takes it before it ends (it looks under the lock)
+    }
+    let spawned = std::thread::Builder::new()
+        .name("nccl-rs-reaper".into())
+        .spawn(|| {
+            loop {
+                let job = {
+                    let mut r = crate::sync::lock(reaper());
+                    match r.jobs.pop_front() {
+                        Some(j) => j,
+                        None => {
+                            // Ends under the lock: a job queued after this sees the
+                            // thread finishing and starts another.
+                            r.thread = None;
+                            return;
+                        }
+                    }
+                };
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+            }
+        });
+    match spawned {
+        Ok(t) => r.thread = Some(t),
+        Err(e) => {
+            // No reaper: leaking is the only option that makes no driver call here.
             log::error!("cannot start the reaper thread ({e}); deferred drops leak");
+            std::mem::forget(r.jobs.pop_back());
         }
-        Mutex::new(tx)
-    });
-    if let Err(e) = crate::sync::lock(tx).send(job) {
-        // No reaper: leaking is the only option that makes no driver call here.
-        std::mem::forget(e.0);
+    }
+}
+
+/// Waits until the reaper has nothing left to do (tests).
+#[cfg(test)]
+fn wait_idle() {
+    loop {
+        let t = crate::sync::lock(reaper()).thread.take();
+        match t {
+            Some(t) => {
+                let _ = t.join();
+            }
+            None => return,
+        }
     }
 }
 
@@ -129,6 +173,7 @@ impl<T: Send + 'static> Drop for Deferred<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::mpsc::{Sender, channel};
 
     #[test]
     fn calls_inside_are_refused_and_recorded_and_drops_are_deferred() {
@@ -152,5 +197,15 @@ mod tests {
         assert!(!inside());
         let dropped_on = rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
         assert_eq!(dropped_on, "nccl-rs-reaper");
+        wait_idle();
+        assert!(
+            lock_reaper_is_idle(),
+            "the reaper ends when its queue is empty"
+        );
+    }
+
+    fn lock_reaper_is_idle() -> bool {
+        let r = crate::sync::lock(reaper());
+        r.jobs.is_empty() && r.thread.is_none()
     }
 }

@@ -177,12 +177,18 @@ pub enum Error {
         what: String,
     },
     /// Not every rank joined a communicator in time.
-    #[error("communicator init: timed out after {waited:?}; ranks {missing:?} have not joined")]
+    #[error(
+        "communicator init: timed out after {waited:?}; ranks {missing:?} have not joined{}",
+        left_suffix(.left)
+    )]
     InitTimeout {
         /// How long it waited.
         waited: std::time::Duration,
-        /// Ranks that had not joined (known on the sim; empty on cuda).
+        /// Ranks that never joined (known on the sim; empty on cuda).
         missing: Vec<usize>,
+        /// Ranks that joined and then left before every rank was there (their own
+        /// init gave up, or their process exited); known on the sim.
+        left: Vec<usize>,
     },
     /// `NCCL_RS_DRIVER` could not be honoured.
     #[error("driver choice (NCCL_RS_DRIVER={setting}): {reason}")]
@@ -333,5 +339,16 @@ mod tests {
             ResultCode(sys::ncclInvalidUsage).to_string(),
             "ncclInvalidUsage"
         );
+    }
+}
+
+fn left_suffix(left: &[usize]) -> String {
+    if left.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; ranks {left:?} joined and left again before every rank was there (their own \
+             init gave up, or their process exited)"
+        )
     }
 }

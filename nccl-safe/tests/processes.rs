@@ -246,6 +246,38 @@ fn child() {
             std::thread::sleep(Duration::from_millis(700));
             comm.abort_handle().unwrap().abort().unwrap();
         }
+        "stopped-root" => {
+            if rank == 0 {
+                // Hosts the rendezvous root (the first to join), then is stopped by
+                // the parent with SIGSTOP and later killed.
+                let _comm = init(&Config::new().blocking(false)).unwrap();
+                println!("@@ hosting");
+                std::thread::sleep(Duration::from_secs(3600));
+                return;
+            }
+            let started = Instant::now();
+            let comm = init(&Config::new().blocking(false)).unwrap();
+            println!(
+                "@@ init returned after {} ms",
+                started.elapsed().as_millis()
+            );
+            let e = comm.wait_ready(Duration::from_millis(500)).unwrap_err();
+            println!("@@ wait_ready {e}");
+            let aborting = Instant::now();
+            comm.abort_handle().unwrap().abort().unwrap();
+            println!("@@ aborted in {} ms", aborting.elapsed().as_millis());
+        }
+        "join-and-leave" => {
+            // Rank 1 gives up early and leaves; rank 0 (hosting the root) waits longer.
+            let comm = init(&Config::new().blocking(false)).unwrap();
+            println!("@@ joining");
+            let patience = if rank == 1 { 300 } else { 1500 };
+            let e = comm
+                .wait_ready(Duration::from_millis(patience))
+                .unwrap_err();
+            println!("@@ {e}");
+            comm.abort_handle().unwrap().abort().unwrap();
+        }
         "many" => {
             let comm = init(&Config::new()).unwrap();
             let round = |k: usize| {
@@ -487,6 +519,102 @@ fn an_init_timeout_names_the_ranks_that_never_joined() {
         let (_, ok, lines) = finish(r);
         assert!(ok, "{lines:?}");
         assert!(one(&lines).contains("[2]"), "{lines:?}");
+    }
+}
+
+/// Reads a child's stdout until a line with `marker`: the `@@` lines so far, and a
+/// thread that collects the later ones (until the child closes its stdout).
+fn read_until(r: &mut Rank, marker: &str) -> (Vec<String>, std::thread::JoinHandle<Vec<String>>) {
+    use std::io::BufRead;
+    let stdout = r.child.stdout.take().expect("stdout not yet taken");
+    let mut reader = std::io::BufReader::new(stdout);
+    let mut lines = Vec::new();
+    let start = Instant::now();
+    loop {
+        let mut line = String::new();
+        let n = reader.read_line(&mut line).unwrap();
+        assert!(
+            n > 0 && start.elapsed() < PATIENCE,
+            "rank {} ended before printing {marker:?}: {lines:?}",
+            r.rank
+        );
+        if let Some(i) = line.find("@@ ") {
+            lines.push(line[i + 3..].trim_end().to_string());
+        }
+        if line.contains(marker) {
+            // Keep reading in the background so the child never blocks on a full pipe.
+            let rest = std::thread::spawn(move || {
+                reader
+                    .lines()
+                    .map_while(|l| l.ok())
+                    .filter_map(|l| l.find("@@ ").map(|i| l[i + 3..].to_string()))
+                    .collect()
+            });
+            return (lines, rest);
+        }
+    }
+}
+
+fn signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill {sig} {pid}");
+}
+
+/// Issue 18 item 8: a non-blocking init that joins a root in a stopped process
+/// returns at once; `wait_ready` then times out saying the root never answered, and
+/// abort returns promptly.
+#[test]
+fn a_non_blocking_init_returns_when_the_root_process_is_stopped() {
+    let id = UniqueId::random();
+    let mut host = spawn("stopped-root", 0, 2, &id, 0);
+    read_until(&mut host, "@@ hosting");
+    let host_pid = host.child.id();
+    signal(host_pid, "-STOP");
+    let joiner = spawn("stopped-root", 1, 2, &id, 1);
+    let (_, ok, lines) = finish(joiner);
+    signal(host_pid, "-KILL");
+    let _ = host.child.wait();
+    assert!(ok, "{lines:?}");
+    let ms = |prefix: &str| -> u128 {
+        let l = lines.iter().find_map(|l| l.strip_prefix(prefix)).unwrap();
+        l.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    assert!(ms("init returned after ") < 1000, "{lines:?}");
+    assert!(ms("aborted in ") < 1000, "{lines:?}");
+    let e = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("wait_ready "))
+        .unwrap();
+    assert!(e.contains("never answered"), "{e}");
+}
+
+/// Issue 18 item 9: a rank that joined and left at its own deadline is not named as
+/// one that never joined.
+#[test]
+fn an_init_timeout_tells_ranks_that_left_from_ranks_that_never_joined() {
+    for round in 0..3 {
+        let id = UniqueId::random();
+        let mut host = spawn("join-and-leave", 0, 3, &id, 0);
+        let (_, rest) = read_until(&mut host, "@@ joining");
+        let leaver = spawn("join-and-leave", 1, 3, &id, 1);
+        let (_, ok1, l1) = finish(leaver);
+        let (_, ok0, _) = finish(host);
+        let l0 = rest.join().unwrap();
+        assert!(ok0 && ok1, "{l0:?} {l1:?}");
+        let e = l0.iter().find(|l| l.contains("timed out")).unwrap();
+        assert!(
+            e.contains("ranks [2] have not joined") && e.contains("ranks [1] joined and left"),
+            "round {round}: {e}"
+        );
+        // The leaver itself timed out with rank 2 missing, while rank 0 was in.
+        assert!(
+            one(&l1[1..]).contains("ranks [2] have not joined"),
+            "{l1:?}"
+        );
     }
 }
 

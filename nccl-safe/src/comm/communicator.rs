@@ -203,6 +203,7 @@ impl CommInner {
                 return Err(Error::InitTimeout {
                     waited: timeout,
                     missing: Vec::new(),
+                    left: Vec::new(),
                 });
             }
             std::thread::sleep(Duration::from_micros(200));
@@ -648,7 +649,11 @@ impl Communicator {
     ///
     /// # Errors
     ///
-    /// [`Error::InitTimeout`] (naming the missing ranks on the sim); errors of the init.
+    /// [`Error::InitTimeout`] (on the sim it names the ranks that never joined, and
+    /// apart from them those that joined and left again); on the sim across processes,
+    /// [`Error::Timeout`] when the rendezvous root (hosted by the first process to
+    /// join) never answered this rank, as when that process is stopped; a refusal by
+    /// the root ([`Error::Mismatch`], [`Error::InvalidUsage`]); other errors of the init.
     pub fn wait_ready(&self, timeout: Duration) -> Result<()> {
         self.inner.wait_ready(timeout)
     }

@@ -148,7 +148,13 @@ fn read_msg(stream: &UnixStream) -> std::io::Result<(u8, Vec<u8>, Vec<OwnedFd>)>
 
 /// Where a join stands.
 enum Phase {
-    Waiting { joined: Vec<usize> },
+    /// Before the root's answer (`accepted` false), and while ranks are joining:
+    /// those in, and those that were in and left again.
+    Waiting {
+        accepted: bool,
+        joined: Vec<usize>,
+        left: Vec<usize>,
+    },
     Complete(Joined),
     Taken,
     Failed(Error),
@@ -170,8 +176,9 @@ pub(super) struct Join {
 
 impl Join {
     /// Joins rank `rank` of `size` on sim device `device`, whose memory is `arena`.
-    /// Returns once the root accepted the rank (refusals are errors here); the rest
-    /// happens in the background.
+    /// Returns once the hello is sent; the root's answer (a refusal is an error of
+    /// the join, seen by [`Join::wait_done`] and [`Join::try_take`]) and the rest
+    /// happen in the background, so this never waits for the root.
     pub fn start(
         id: &[u8; 128],
         rank: usize,
@@ -202,32 +209,14 @@ impl Join {
         };
         os::send_with_fds(&stream, &hello.encode(), &[arena.fd().as_raw_fd()])
             .map_err(|e| io_err("communicator init", e))?;
-        let (kind, body, _) = read_msg(&stream).map_err(|e| io_err("communicator init", e))?;
-        match kind {
-            ACK => {}
-            REFUSED => {
-                let text = String::from_utf8_lossy(&body).into_owned();
-                return Err(if let Some(detail) = text.strip_prefix("mismatch: ") {
-                    Error::Mismatch {
-                        what: "communicator init".into(),
-                        detail: detail.to_string(),
-                    }
-                } else {
-                    Error::InvalidUsage {
-                        op: "communicator init",
-                        reason: text,
-                    }
-                });
-            }
-            other => {
-                return Err(Error::Sim {
-                    op: "communicator init",
-                    reason: format!("unexpected reply {other} from the rendezvous root"),
-                });
-            }
-        }
+        // The root's answer (accepted or refused) is read in the background like the
+        // rest: a root whose process is stopped must not hold up a non-blocking init.
         let state = Arc::new((
-            Mutex::new(Phase::Waiting { joined: vec![rank] }),
+            Mutex::new(Phase::Waiting {
+                accepted: false,
+                joined: vec![rank],
+                left: Vec::new(),
+            }),
             Condvar::new(),
         ));
         let reader = stream
@@ -267,13 +256,29 @@ impl Join {
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
-                        let Phase::Waiting { joined } = &*p else {
+                        let Phase::Waiting {
+                            accepted,
+                            joined,
+                            left,
+                        } = &*p
+                        else {
                             continue;
                         };
-                        let missing = (0..self.size).filter(|r| !joined.contains(r)).collect();
+                        if !accepted {
+                            return Err(Error::Timeout {
+                                op: "communicator init (the rendezvous root never answered \
+                                     this rank's hello: the process hosting it, the first \
+                                     rank to join, may be stopped or overloaded)",
+                                waited: timeout.unwrap_or_default(),
+                            });
+                        }
+                        let missing = (0..self.size)
+                            .filter(|r| !joined.contains(r) && !left.contains(r))
+                            .collect();
                         return Err(Error::InitTimeout {
                             waited: timeout.unwrap_or_default(),
                             missing,
+                            left: left.clone(),
                         });
                     }
                     self.state
@@ -327,35 +332,37 @@ impl Drop for Join {
     }
 }
 
-/// The background reader of a joiner: status updates, then the completion.
+/// The background reader of a joiner: the root's answer, status updates, then the
+/// completion.
 fn listen(stream: UnixStream, size: usize, state: Arc<(Mutex<Phase>, Condvar)>) {
-    let outcome = loop {
-        match read_msg(&stream) {
-            Ok((STATUS, body, _)) => {
-                let joined = body
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize)
-                    .collect();
-                if let Phase::Waiting { joined: j } = &mut *lock(&state.0) {
-                    *j = joined;
+    let outcome = match answer(&stream) {
+        Err(e) => Err(e),
+        Ok(()) => {
+            if let Phase::Waiting { accepted, .. } = &mut *lock(&state.0) {
+                *accepted = true;
+            }
+            loop {
+                match read_msg(&stream) {
+                    Ok((STATUS, body, _)) => {
+                        let (joined, left) = decode_status(&body);
+                        if let Phase::Waiting {
+                            joined: j, left: l, ..
+                        } = &mut *lock(&state.0)
+                        {
+                            *j = joined;
+                            *l = left;
+                        }
+                        state.1.notify_all();
+                    }
+                    Ok((COMPLETE, body, mut fds)) => break complete(size, &body, &mut fds),
+                    Ok((kind, ..)) => {
+                        break Err(Error::Sim {
+                            op: "communicator init",
+                            reason: format!("unexpected message {kind} from the rendezvous root"),
+                        });
+                    }
+                    Err(e) => break Err(root_gone(&e)),
                 }
-                state.1.notify_all();
-            }
-            Ok((COMPLETE, body, mut fds)) => break complete(size, &body, &mut fds),
-            Ok((kind, ..)) => {
-                break Err(Error::Sim {
-                    op: "communicator init",
-                    reason: format!("unexpected message {kind} from the rendezvous root"),
-                });
-            }
-            Err(e) => {
-                break Err(Error::Sim {
-                    op: "communicator init",
-                    reason: format!(
-                        "the rendezvous root went away before every rank joined ({e}); the \
-                         process hosting it (the first rank to join) may have exited"
-                    ),
-                });
             }
         }
     };
@@ -368,6 +375,63 @@ fn listen(stream: UnixStream, size: usize, state: Arc<(Mutex<Phase>, Condvar)>) 
     }
     drop(p);
     state.1.notify_all();
+}
+
+fn root_gone(e: &std::io::Error) -> Error {
+    Error::Sim {
+        op: "communicator init",
+        reason: format!(
+            "the rendezvous root went away before every rank joined ({e}); the process \
+             hosting it (the first rank to join) may have exited"
+        ),
+    }
+}
+
+/// The root's answer to the hello: accepted, or the refusal as the error.
+fn answer(stream: &UnixStream) -> Result<()> {
+    let (kind, body, _) = read_msg(stream).map_err(|e| root_gone(&e))?;
+    match kind {
+        ACK => Ok(()),
+        REFUSED => {
+            let text = String::from_utf8_lossy(&body).into_owned();
+            Err(if let Some(detail) = text.strip_prefix("mismatch: ") {
+                Error::Mismatch {
+                    what: "communicator init".into(),
+                    detail: detail.to_string(),
+                }
+            } else {
+                Error::InvalidUsage {
+                    op: "communicator init",
+                    reason: text,
+                }
+            })
+        }
+        other => Err(Error::Sim {
+            op: "communicator init",
+            reason: format!("unexpected reply {other} from the rendezvous root"),
+        }),
+    }
+}
+
+/// A status message: the ranks in, and those that were in and left again.
+fn encode_status(joined: &[usize], left: &[usize]) -> Vec<u8> {
+    let mut body = (joined.len() as u32).to_le_bytes().to_vec();
+    for r in joined.iter().chain(left) {
+        body.extend_from_slice(&(*r as u32).to_le_bytes());
+    }
+    body
+}
+
+fn decode_status(body: &[u8]) -> (Vec<usize>, Vec<usize>) {
+    let words: Vec<usize> = body
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize)
+        .collect();
+    let Some((&n, ranks)) = words.split_first() else {
+        return (Vec::new(), Vec::new());
+    };
+    let n = n.min(ranks.len());
+    (ranks[..n].to_vec(), ranks[n..].to_vec())
 }
 
 fn complete(size: usize, body: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Joined> {
@@ -434,6 +498,8 @@ fn connect_or_host(addr: &SocketAddr) -> Result<UnixStream> {
 struct Root {
     size: Option<(usize, usize, u32)>,
     members: BTreeMap<usize, (Hello, OwnedFd, UnixStream)>,
+    /// Ranks that joined and left again (until they join anew).
+    left: std::collections::BTreeSet<usize>,
 }
 
 impl Root {
@@ -445,6 +511,7 @@ impl Root {
         loop {
             while let Ok(rank) = gone_rx.try_recv() {
                 if self.members.remove(&rank).is_some() {
+                    self.left.insert(rank);
                     self.broadcast_status();
                 }
             }
@@ -539,16 +606,15 @@ impl Root {
         }
         self.size.get_or_insert((size, rank, h.pid));
         let stream = conn.try_clone().ok()?;
+        self.left.remove(&rank);
         self.members.insert(rank, (h, arena, stream));
         Some(rank)
     }
 
     fn broadcast_status(&self) {
-        let body: Vec<u8> = self
-            .members
-            .keys()
-            .flat_map(|r| (*r as u32).to_le_bytes())
-            .collect();
+        let joined: Vec<usize> = self.members.keys().copied().collect();
+        let left: Vec<usize> = self.left.iter().copied().collect();
+        let body = encode_status(&joined, &left);
         for (_, _, s) in self.members.values() {
             let _ = write_msg(s, STATUS, &body, &[]);
         }
@@ -621,6 +687,14 @@ mod tests {
         );
         assert!(Hello::decode(&[0u8; HELLO_LEN]).is_none());
         assert!(Hello::decode(&[1u8; 3]).is_none());
+    }
+
+    #[test]
+    fn status_messages_carry_who_is_in_and_who_left() {
+        let body = encode_status(&[1, 3], &[0]);
+        assert_eq!(decode_status(&body), (vec![1, 3], vec![0]));
+        assert_eq!(decode_status(&encode_status(&[], &[])), (vec![], vec![]));
+        assert_eq!(decode_status(&[9]), (vec![], vec![]), "garbage is nobody");
     }
 
     #[test]

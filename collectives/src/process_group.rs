@@ -137,13 +137,35 @@ impl ProcessGroup {
         Self::build(comm, options, Some(*id.as_bytes()))
     }
 
-    /// A group over an existing non-blocking communicator.
+    /// A group over an existing communicator, blocking or not (both can be aborted on
+    /// a timeout: the library's communicators are non-blocking underneath). Like
+    /// [`ProcessGroup::new`], building is collective: with [`InitWait::Block`] and
+    /// eager connection it waits, within the group's timeout, for every rank to build
+    /// its group over its communicator, so each rank does so on its own thread or
+    /// process.
     ///
     /// # Errors
     ///
-    /// [`nccl_safe::Error::InvalidUsage`] for a blocking communicator (it could not be
-    /// aborted on a timeout).
+    /// [`nccl_safe::Error::InvalidUsage`] for a communicator of
+    /// [`Communicator::init_all`] (ranks one thread drives together, whose calls must
+    /// be grouped: a group's operations each wait on the others' ranks, so such a
+    /// thread would wait for itself); [`Error::Timeout`] when a peer does not build
+    /// its group in time; the errors of [`ProcessGroup::new`].
     pub fn from_communicator(comm: Communicator, options: Options) -> Result<ProcessGroup> {
+        if let Some(n) = comm.init_all_size() {
+            return Err(nccl_safe::Error::InvalidUsage {
+                op: "ProcessGroup::from_communicator",
+                reason: format!(
+                    "rank {} is one of {n} communicators that one Communicator::init_all call \
+                     made, which one thread drives together; a process group's operations \
+                     each wait on every rank, so that thread would wait for itself. Make \
+                     one communicator per rank with Communicator::init (or \
+                     ProcessGroup::new), each on its own thread or process",
+                    comm.rank()
+                ),
+            }
+            .into());
+        }
         Self::build(comm, options, None)
     }
 

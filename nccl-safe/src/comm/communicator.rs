@@ -101,6 +101,9 @@ pub(crate) struct CommInner {
     pub(super) pending: Mutex<Vec<SharedEvent>>,
     /// The length at which `pending` is next pruned.
     prune_at: AtomicUsize,
+    /// How many communicators the call that made this one made (more than one for
+    /// [`Communicator::init_all`]).
+    together: usize,
 }
 
 impl CommInner {
@@ -110,6 +113,7 @@ impl CommInner {
         size: usize,
         config: Config,
         imp: CommImpl,
+        together: usize,
     ) -> Arc<CommInner> {
         let inner = Arc::new(CommInner {
             device,
@@ -124,6 +128,7 @@ impl CommInner {
             finalized: AtomicBool::new(false),
             pending: Mutex::new(Vec::new()),
             prune_at: AtomicUsize::new(64),
+            together,
         });
         let mut live = lock(live_comms());
         live.retain(|w| w.strong_count() > 0);
@@ -451,9 +456,12 @@ pub struct Communicator {
     pub(super) inner: Arc<CommInner>,
 }
 
-/// Aborts a non-blocking communicator from any thread ([`Communicator::abort_handle`]).
-/// Abort is local: it fails this rank's pending and blocked operations; peers need
-/// their own timeout.
+/// Aborts a communicator, blocking or not, from any thread
+/// ([`Communicator::abort_handle`]). It fails this rank's pending and blocked
+/// operations. What peers learn depends on the driver: on the sim, a peer waiting in
+/// a collective with this rank fails at once with an error naming this rank as
+/// aborted; on cuda, NCCL tells peers nothing, and they need their own timeout (or
+/// the `collectives` layer's failure propagation through its store).
 #[derive(Clone)]
 pub struct AbortHandle {
     inner: Arc<CommInner>,
@@ -526,7 +534,7 @@ impl Communicator {
         id: &UniqueId,
         config: &Config,
     ) -> Result<Communicator> {
-        Self::init_inner(device, rank, size, id, config, config.is_blocking())
+        Self::init_inner(device, rank, size, id, config, config.is_blocking(), 1)
     }
 
     fn init_inner(
@@ -536,6 +544,7 @@ impl Communicator {
         id: &UniqueId,
         config: &Config,
         wait: bool,
+        together: usize,
     ) -> Result<Communicator> {
         if size == 0 {
             return Err(Error::InvalidArgument {
@@ -550,7 +559,7 @@ impl Communicator {
             .imp
             .init_comm(id.as_bytes(), rank, size, config, wait)?;
         let comm = Communicator {
-            inner: CommInner::new(device.clone(), rank, size, config.clone(), imp),
+            inner: CommInner::new(device.clone(), rank, size, config.clone(), imp, together),
         };
         if wait {
             comm.inner.wait_ready(config.call_timeout)?;
@@ -596,7 +605,7 @@ impl Communicator {
                 .into_iter()
                 .enumerate()
                 .map(|(rank, imp)| Communicator {
-                    inner: CommInner::new(devices[rank].clone(), rank, n, config.clone(), imp),
+                    inner: CommInner::new(devices[rank].clone(), rank, n, config.clone(), imp, n),
                 })
                 .collect();
             for c in &comms {
@@ -607,7 +616,7 @@ impl Communicator {
         let comms: Vec<Communicator> = devices
             .iter()
             .enumerate()
-            .map(|(rank, d)| Communicator::init_inner(d, rank, n, &id, config, false))
+            .map(|(rank, d)| Communicator::init_inner(d, rank, n, &id, config, false, n))
             .collect::<Result<_>>()?;
         for c in &comms {
             c.inner.wait_ready(config.call_timeout)?;
@@ -618,6 +627,14 @@ impl Communicator {
     /// This rank.
     pub fn rank(&self) -> usize {
         self.inner.rank
+    }
+
+    /// `Some(n)` when this communicator is one of the `n` that one
+    /// [`Communicator::init_all`] call made: ranks one thread drives together (their
+    /// calls grouped with [`group`](crate::group)), or one split from such a
+    /// communicator; `None` for one made by [`Communicator::init`].
+    pub fn init_all_size(&self) -> Option<usize> {
+        (self.inner.together > 1).then_some(self.inner.together)
     }
 
     /// Number of ranks.
@@ -749,7 +766,14 @@ impl Communicator {
             .split(color, key, config, &self.inner.config)?;
         let device = &self.inner.device;
         Ok(out.map(|(rank, size, imp)| Communicator {
-            inner: CommInner::new(device.clone(), rank, size, config.clone(), imp),
+            inner: CommInner::new(
+                device.clone(),
+                rank,
+                size,
+                config.clone(),
+                imp,
+                self.inner.together,
+            ),
         }))
     }
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 /// What went wrong with a group or one of its operations. Every variant about an
 /// operation names the group, the rank, the operation, its sequence number and the
 /// call site.
-#[derive(Clone, Debug, thiserror::Error)]
+#[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// An error of the layer below (arguments, drivers, NCCL, mismatches on the sim).
@@ -189,6 +189,36 @@ pub enum Error {
         /// This process's local rank.
         local_rank: usize,
     },
+}
+
+/// The variant's name and the `Display` text: what `fn main() -> Result<(), E>`
+/// and `unwrap` print, so they name the values at fault as `Display` does.
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A wrapped error prints as itself (its own variant and text) inside.
+        match self {
+            Error::Safe(e) => return write!(f, "Error::Safe({e:?})"),
+            Error::Launch(e) => return write!(f, "Error::Launch({e:?})"),
+            _ => {}
+        }
+        let variant = match self {
+            Error::Safe(..) => "Safe",
+            Error::Timeout { .. } => "Timeout",
+            Error::Aborted { .. } => "Aborted",
+            Error::Failed { .. } => "Failed",
+            Error::GroupAborted { .. } => "GroupAborted",
+            Error::Mismatch { .. } => "Mismatch",
+            Error::ConcurrentUse { .. } => "ConcurrentUse",
+            Error::InvalidOption { .. } => "InvalidOption",
+            Error::InFlightCap { .. } => "InFlightCap",
+            Error::Launch(..) => "Launch",
+            Error::Store { .. } => "Store",
+            Error::Rendezvous { .. } => "Rendezvous",
+            Error::NoRendezvous { .. } => "NoRendezvous",
+            Error::TooFewDevices { .. } => "TooFewDevices",
+        };
+        write!(f, "Error::{variant}: {self}")
+    }
 }
 
 /// What the collectives layer returns.

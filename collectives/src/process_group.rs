@@ -265,16 +265,25 @@ impl ProcessGroup {
         self.inner.snapshot(reason)
     }
 
-    /// Aborts the group now (local): pending operations fail, new ones are refused.
-    /// Peers are not told; they need their own timeout.
+    /// Aborts the group now: pending operations fail with `reason`, new ones are
+    /// refused, the communicator is aborted, and the flight record is dumped (when
+    /// a dump folder is set). What the peers learn:
+    ///
+    /// - a group of [`ProcessGroup::from_env`] (with
+    ///   [`Options::propagate_failures`], the default) publishes the abort through
+    ///   the job's store before aborting; every other rank's group then aborts within
+    ///   its watchdog interval, naming this rank;
+    /// - on the sim driver, a peer waiting in an operation with this rank fails at
+    ///   once, naming this rank as aborted;
+    /// - on the cuda driver without the store, NCCL tells the peers nothing: they
+    ///   need their own timeout.
     pub fn abort(&self, reason: &str) {
         log::error!(
             "group {} rank {}: aborted: {reason}",
             self.inner.options.name,
             self.inner.rank
         );
-        self.inner.dump(&format!("aborted on request: {reason}"));
-        self.inner.abort_group(reason);
+        self.inner.abort_on_request(reason);
     }
 
     /// Marks this thread as issuing; refuses a second thread, and a switch of threads
@@ -700,12 +709,23 @@ struct Issuing<'a> {
 }
 
 impl Drop for ProcessGroup {
-    /// Finishes the group's link to the job's store first (a group made by
+    /// A drop while the thread panics, or with operations in flight that nothing
+    /// waits for any more (their `Work`s, `WorkSet`s and futures are gone, as when a
+    /// program returns early on an error), is not an orderly close: it counts as this
+    /// rank's failure,
+    /// published through the job's store like any other (peers stop waiting for work
+    /// this rank will never finish), and the communicator is aborted.
+    ///
+    /// Then it finishes the group's link to the job's store (a group made by
     /// [`ProcessGroup::from_env`]): a failure is published and, on rank 0 without
     /// `nccl-run`, the job's hang report printed before the handle goes, so that a
     /// program that exits right after dropping its group still reports. Bounded by the
     /// store's timeouts and [`crate::launch::REPORT_WAIT`]; then the watchdog stops.
     fn drop(&mut self) {
+        // A drop while panicking or with work in flight is a failure of this rank
+        // (peers would wait for its operations until their timeout): published and
+        // aborted, not closed in order.
+        self.inner.fail_on_drop();
         if let Some(sink) = self.inner.sink.get() {
             sink.finish();
         }

@@ -144,13 +144,28 @@ pub(crate) struct Refusal {
     pub(crate) reason: String,
 }
 
+/// A failure of this rank's group as it is published beyond this process.
+pub(crate) struct Failure {
+    /// What happened (the error's text).
+    pub(crate) reason: String,
+    /// The flight record, taken when it happened.
+    pub(crate) dump: Dump,
+    /// The rank the failure goes back to, when another's and known (the sim names
+    /// the rank that died or aborted first; NCCL's remote error names none).
+    pub(crate) cause: Option<usize>,
+    /// Whether it may be the echo of an unknown other rank's failure (a remote error
+    /// naming no rank), whose own record should win.
+    pub(crate) maybe_echo: bool,
+}
+
 /// Where a group reports its own failure beyond this process (the job's store, see
-/// `launch::link`): called once, when the group aborts, with the reason and the flight
-/// record taken then. Must not block (it hands the work to a thread of its own).
+/// `launch::link`): called once, when the group aborts, before any of its waiters
+/// wakes, with the flight record taken then. Publishes before it returns (a program
+/// that exits on its error must find its failure published), bounded by the store's
+/// own timeouts.
 pub(crate) trait FailureSink: Send + Sync {
-    /// `timeout`: the failure is this rank's own timeout (a root cause), not an error
-    /// that may have come from another rank's failure.
-    fn failed(&self, reason: &str, dump: Dump, timeout: bool);
+    /// Publishes this rank's failure, unless another rank's was seen first.
+    fn failed(&self, failure: Failure);
 
     /// The group's handle is being dropped: finish what is under way (bounded).
     fn finish(&self) {}
@@ -315,10 +330,8 @@ impl Inner {
             }
             ErrorPolicy::Report => false,
         };
-        // The records are taken now (written in the background), before any waiter
-        // wakes: a woken rank may finish and drop its group at once.
         log::error!("{err}");
-        // The culprit's record says what happened to it before the dump is taken.
+        // The culprit's record says what happened to it before the record is taken.
         if let Some(w) = culprit {
             let state = if timeout {
                 State::TimedOut
@@ -327,35 +340,105 @@ impl Inner {
             };
             self.recorder.set_state(w.entry, state);
         }
+        // The job's store hears of it first, before the dump, before any waiter
+        // wakes and before the communicator aborts (which peers see): the first
+        // failure published is the root cause, and a program that exits at once on
+        // its error has published it.
+        if first_abort {
+            self.publish(err.to_string(), why, timeout);
+        }
         self.dump(&format!("{why}: {err}"));
         if timeout {
             self.ask_peers_to_dump(&err);
-        }
-        // The job's store hears of it before the waiter wakes: a program that drops
-        // its group right after the error must find the failure there to publish.
-        if first_abort {
-            if let Some(sink) = self.sink.get() {
-                sink.failed(&err.to_string(), self.snapshot(why), timeout);
-            }
         }
         if let Some(w) = culprit {
             w.settle(Outcome::Failed(err.clone()));
         }
         if first_abort {
             self.fail_pending(&err.to_string());
-            let abort = self.abort.clone();
-            let name = self.options.name.clone();
-            let spawned = std::thread::Builder::new()
-                .name("nccl-rs-abort".into())
-                .spawn(move || {
-                    if let Err(e) = abort.abort() {
-                        log::error!("group {name}: abort: {e}");
-                    }
-                });
-            if spawned.is_err() {
-                let _ = self.abort.abort();
-            }
+            self.abort_comm_in_background();
         }
+    }
+
+    /// Publishes this rank's failure through the group's sink (a group of
+    /// `from_env`), synchronously: whom it goes back to, if the communicator knows.
+    fn publish(&self, reason: String, why: &str, timeout: bool) {
+        let Some(sink) = self.sink.get() else {
+            return;
+        };
+        let (cause, maybe_echo) = if timeout {
+            (None, false)
+        } else {
+            match self.comm.async_error() {
+                Ok(Some(nccl_safe::Error::Remote { rank, .. })) if rank != self.rank => {
+                    (Some(rank), false)
+                }
+                Ok(Some(nccl_safe::Error::Nccl { code, .. })) => {
+                    (None, code.0 == nccl_sys::ncclRemoteError)
+                }
+                _ => (None, false),
+            }
+        };
+        sink.failed(Failure {
+            reason,
+            dump: self.snapshot(why),
+            cause,
+            maybe_echo,
+        });
+    }
+
+    fn abort_comm_in_background(&self) {
+        let abort = self.abort.clone();
+        let name = self.options.name.clone();
+        let spawned = std::thread::Builder::new()
+            .name("nccl-rs-abort".into())
+            .spawn(move || {
+                if let Err(e) = abort.abort() {
+                    log::error!("group {name}: abort: {e}");
+                }
+            });
+        if spawned.is_err() {
+            let _ = self.abort.abort();
+        }
+    }
+
+    /// The group's handle is dropped while its thread panics, or with operations in
+    /// flight that nothing waits for any more (no `Work`, `WorkSet` or future of
+    /// theirs is left: the program returned early): not an orderly close. Publishes
+    /// it as this rank's failure (peers then stop waiting for operations this rank
+    /// will never finish), dumps, fails what is pending and aborts. `false` when
+    /// nothing was wrong or the group had failed already.
+    pub(crate) fn fail_on_drop(&self) -> bool {
+        let panicking = std::thread::panicking();
+        let _ = self.in_flight(); // settles what has completed
+        let (abandoned, oldest) = {
+            let p = lock(&self.pending);
+            let mut left = p.iter().filter(|w| Arc::strong_count(w) == 1);
+            let oldest = left
+                .next()
+                .map(|w| format!(" (the oldest: {} #{} at {})", w.op, w.seq, w.call_site));
+            (oldest.iter().count() + left.count(), oldest)
+        };
+        if !panicking && abandoned == 0 {
+            return false;
+        }
+        let reason = format!(
+            "rank {} dropped its group {}{} with {abandoned} operation(s) in flight that \
+             nothing waits for{}",
+            self.rank,
+            self.options.name,
+            if panicking { " while panicking" } else { "" },
+            oldest.unwrap_or_default(),
+        );
+        if !self.refuse(reason.clone()) {
+            return false; // failed already: published then
+        }
+        log::error!("{reason}");
+        self.publish(reason.clone(), "dropped", false);
+        self.dump(&reason);
+        self.fail_pending(&reason);
+        self.abort_comm_in_background();
+        true
     }
 
     /// Refuses new work from now on; `true` the first time.
@@ -388,16 +471,25 @@ impl Inner {
 
     /// Aborts the group now (local): refuses new work, fails the pending, aborts the
     /// communicator in the background.
+    /// [`ProcessGroup::abort`](crate::ProcessGroup::abort): publishes it as this
+    /// rank's failure (a group of `from_env`), dumps, then aborts the group.
+    pub(crate) fn abort_on_request(&self, reason: &str) {
+        let text = format!("rank {} aborted its group on request: {reason}", self.rank);
+        if self.refuse(reason.to_string()) {
+            self.publish(text.clone(), "aborted on request", false);
+            self.dump(&text);
+            self.fail_pending(reason);
+            self.abort_comm_in_background();
+        } else {
+            self.fail_pending(reason);
+        }
+    }
+
     pub(crate) fn abort_group(&self, reason: &str) {
         let _span = crate::trace::watchdog(&self.options.name, self.rank, "abort", &reason);
         if self.refuse(reason.to_string()) {
             self.fail_pending(reason);
-            let abort = self.abort.clone();
-            let _ = std::thread::Builder::new()
-                .name("nccl-rs-abort".into())
-                .spawn(move || {
-                    let _ = abort.abort();
-                });
+            self.abort_comm_in_background();
         } else {
             self.fail_pending(reason);
         }

@@ -684,3 +684,53 @@ fn a_group_over_init_all_communicators_is_refused_at_once() {
         .unwrap();
     assert_eq!(x.to_vec(&s).unwrap(), vec![2; 3]);
 }
+
+/// The numbers (`#N`) a text mentions.
+fn numbers(text: &str) -> Vec<u64> {
+    text.match_indices('#')
+        .filter_map(|(i, _)| {
+            let d: String = text[i + 1..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            d.parse().ok()
+        })
+        .collect()
+}
+
+/// Issue 18 item 13: an operation's error carries one number, the user's, also
+/// where the sim explains it (with or without the warm-up collective).
+#[test]
+fn an_operation_is_named_by_one_number_everywhere() {
+    for eager in [true, false] {
+        let (tx, rx) = mpsc::channel::<()>();
+        let rx = Arc::new(Mutex::new(rx));
+        let texts = on_ranks(
+            6,
+            2,
+            Options::new().eager_connect(eager).timeout(PATIENCE),
+            move |rank, pg| {
+                let s = Stream::new(pg.device()).unwrap();
+                let mut x = DeviceBuffer::from_slice(&s, &[1u32; 4]).unwrap();
+                for _ in 0..3 {
+                    pg.all_reduce(&mut x, ReduceOp::Sum)
+                        .unwrap()
+                        .wait_host(PATIENCE)
+                        .unwrap();
+                }
+                if rank == 1 {
+                    let _ = rx.lock().unwrap().recv_timeout(PATIENCE);
+                    pg.abort("rank 1 stops here");
+                    return String::new();
+                }
+                let w = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+                let _ = tx.send(());
+                w.wait_host(PATIENCE).unwrap_err().to_string()
+            },
+        );
+        let e = &texts[0];
+        eprintln!("{e}");
+        assert!(e.contains("all_reduce #4") && e.contains("aborted"), "{e}");
+        assert!(numbers(e).iter().all(|&n| n == 4), "eager {eager}: {e}");
+    }
+}

@@ -465,3 +465,32 @@ proptest! {
         let _ = compress_hostlist(&[value.as_str(), "é1", "é2"]);
     }
 }
+
+/// Issue 18 item 14: the `Debug` form (what `fn main() -> Result<(), Error>` prints)
+/// carries what `Display` says, for the layer's errors and those below it.
+#[test]
+fn debug_forms_of_errors_say_what_display_says() {
+    let e = err(&env("PATH=/bin"));
+    let wrapped = collectives::Error::Launch(e.clone());
+    for debug in [format!("{e:?}"), format!("{wrapped:?}")] {
+        assert!(debug.contains("NoLauncher"), "{debug}");
+        assert!(debug.contains(&e.to_string()), "{debug}");
+        for launcher in Launcher::DETECTED {
+            assert!(debug.contains(launcher.variables()[0]), "{debug}");
+        }
+    }
+    let safe = nccl_safe::Error::InvalidArgument {
+        op: "all_reduce",
+        reason: "count 3 is odd".into(),
+    };
+    assert_eq!(
+        format!("{safe:?}"),
+        format!("Error::InvalidArgument: {safe}")
+    );
+    assert!(safe.to_string().contains("count 3 is odd"));
+    let store = collectives::store::StoreError::Closed {
+        addr: "tcp://h:1".into(),
+        reason: "closed by the client".into(),
+    };
+    assert!(format!("{store:?}").contains(&store.to_string()));
+}

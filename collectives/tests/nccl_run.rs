@@ -102,6 +102,7 @@ fn child() {
     let timeout = match scenario.as_str() {
         "missing" => Duration::from_secs(2),
         "timeout-publishes" if rank == 2 => Duration::from_secs(1),
+        "exit-on-timeout" => Duration::from_secs(1),
         _ => LONG,
     };
     let pg = ProcessGroup::from_launch(&launch, Options::new().timeout(timeout)).unwrap();
@@ -176,6 +177,64 @@ fn child() {
             // As a program's `?` would: the group is dropped (its flight record and
             // failure reach the store), then the process fails.
             drop((work, pg));
+            std::process::exit(1);
+        }
+        "kill-mid-collective" => {
+            // All-reduces in a loop; rank 2 kills itself with one issued.
+            let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 1 << 10]).unwrap();
+            for i in 0.. {
+                let work = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+                if rank == 2 && i == 3 {
+                    // SAFETY: kill(2) has no memory effects; this process ends here.
+                    unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+                }
+                if let Err(e) = work.wait_host(LONG) {
+                    println!("@@ error: {e}");
+                    println!("@@ aborted: {}", pg.aborted().unwrap_or_default());
+                    std::process::exit(1);
+                }
+            }
+        }
+        "exit-on-timeout" => {
+            // Rank 2 never issues the second all-reduce; the others time out (1 s)
+            // and exit at once on their error, without dropping anything.
+            let mut x = DeviceBuffer::from_slice(&s, &[rank as i64; 4]).unwrap();
+            pg.all_reduce(&mut x, ReduceOp::Sum)
+                .unwrap()
+                .wait_host(LONG)
+                .unwrap();
+            if rank == 2 {
+                std::thread::sleep(LONG);
+                return;
+            }
+            let err = pg
+                .all_reduce(&mut x, ReduceOp::Sum)
+                .unwrap()
+                .wait_host(LONG)
+                .unwrap_err();
+            println!("@@ error: {err}");
+            std::process::exit(1);
+        }
+        "panic" | "early-return" => {
+            // Rank 1 leaves: by a panic, or by returning early with a receive that
+            // nothing waits for. The others wait in an all-reduce it never issues.
+            let mut x = DeviceBuffer::from_slice(&s, &[rank as i64; 4]).unwrap();
+            if rank == 1 {
+                std::thread::sleep(Duration::from_millis(300));
+                println!("@@ leaving at {}", now_ms());
+                if scenario == "panic" {
+                    panic!("rank 1 gives up");
+                }
+                let _ = pg.recv(&mut x, 0).unwrap();
+                return; // the Work is dropped first, then the group
+            }
+            let err = pg
+                .all_reduce(&mut x, ReduceOp::Sum)
+                .unwrap()
+                .wait_host(LONG)
+                .unwrap_err();
+            println!("@@ error at {}: {err}", now_ms());
+            drop(pg);
             std::process::exit(1);
         }
         other => panic!("unknown scenario {other}"),
@@ -501,5 +560,99 @@ fn two_nodes_meet_at_the_master_address() {
             let want = format!("node {k} local {} sum 10", rank - 2 * k);
             assert_eq!(lines, [want], "rank {rank}");
         }
+    }
+}
+
+/// The first rank a failure text names, past the failing operation's own names
+/// ("on rank R of group G", "(rank R of G)").
+fn first_blamed(text: &str) -> Option<usize> {
+    text.match_indices("rank ").find_map(|(i, _)| {
+        let digits: String = text[i + 5..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let own = text[i + 5 + digits.len()..].starts_with(" of ");
+        if own { None } else { digits.parse().ok() }
+    })
+}
+
+/// Issue 18 item 5: whichever survivor notices first, every survivor's error and
+/// its `aborted()` reason name the killed rank first (30 runs).
+#[test]
+fn a_rank_killed_mid_collective_is_the_one_every_survivor_names() {
+    assert_eq!(
+        first_blamed("x on rank 0 of group default failed: a: rank 2 (pid 9)"),
+        Some(2)
+    );
+    for run in 0..30 {
+        let (out, _) = nccl_run(&["-n", "4", "--grace", "5"], "kill-mid-collective");
+        let err = stderr(&out);
+        let by_rank = reports(&out);
+        for rank in [0, 1, 3] {
+            let lines = by_rank.get(&rank).cloned().unwrap_or_default();
+            let e = field(&lines, "error: ")
+                .unwrap_or_else(|| panic!("run {run} rank {rank}: {lines:?}\n{err}"));
+            let a = field(&lines, "aborted: ").unwrap();
+            assert_eq!(first_blamed(e), Some(2), "run {run} rank {rank}: {e}");
+            assert_eq!(first_blamed(a), Some(2), "run {run} rank {rank}: {a}");
+        }
+        assert!(
+            err.contains("rank 2 failed first (killed by SIGKILL)"),
+            "run {run}: {err}"
+        );
+    }
+}
+
+/// Issue 18 item 6: ranks that exit at once on their timeout publish the timeout;
+/// their exits never replace it (5 runs).
+#[test]
+fn the_first_failure_published_stays_when_ranks_exit_on_their_error() {
+    for run in 0..5 {
+        let (out, _) = nccl_run(&["-n", "3", "--grace", "1"], "exit-on-timeout");
+        let err = stderr(&out);
+        let published = err
+            .lines()
+            .find(|l| l.contains("failed first, group default"))
+            .unwrap_or_else(|| panic!("run {run}: nothing published: {err}"));
+        assert!(
+            published.contains("all_reduce #2") && published.contains("timed out"),
+            "run {run}: {published}"
+        );
+        assert!(
+            !published.contains("exited without closing"),
+            "run {run}: {published}"
+        );
+    }
+}
+
+/// Issue 18 item 7: a rank that panics, or returns early with work that nothing
+/// waits for, publishes a failure; the others stop within seconds, not at their
+/// own (one minute) timeout.
+#[test]
+fn a_rank_that_panics_or_returns_early_is_a_failure_for_the_others() {
+    for scenario in ["panic", "early-return"] {
+        let (out, took) = nccl_run(&["-n", "3", "--grace", "5"], scenario);
+        let err = stderr(&out);
+        let by_rank = reports(&out);
+        let left: u128 = field(&by_rank[&1], "leaving at ").unwrap().parse().unwrap();
+        for rank in [0, 2] {
+            let lines = &by_rank[&rank];
+            let e = field(lines, "error at ")
+                .unwrap_or_else(|| panic!("{scenario} rank {rank}: {lines:?}\n{err}"));
+            let (at, text) = e.split_once(": ").unwrap();
+            let after = at.parse::<u128>().unwrap().saturating_sub(left);
+            assert!(
+                after < 3000,
+                "{scenario} rank {rank} took {after} ms: {text}"
+            );
+            assert!(text.contains("rank 1"), "{scenario} rank {rank}: {text}");
+        }
+        let want = if scenario == "panic" {
+            "while panicking"
+        } else {
+            "nothing waits for"
+        };
+        assert!(err.contains(want), "{scenario}: {err}");
+        assert!(took < Duration::from_secs(30), "{scenario}: {took:?}");
     }
 }

@@ -337,7 +337,8 @@ fn a_killed_child_has_its_on_disconnect_key_set_promptly() {
     if let Some((role, at, _)) = as_child() {
         assert_eq!(role, "doomed");
         let s = TcpStore::connect(&at, client_options()).unwrap();
-        s.on_disconnect_set("failed/rank1", b"rank 1 died").unwrap();
+        s.on_disconnect_create("failed/rank1", b"rank 1 died")
+            .unwrap();
         s.set("ready/rank1", b"1").unwrap();
         // Killed in the middle of this wait.
         let _ = s.wait(&["never"], Duration::from_secs(10));
@@ -370,16 +371,16 @@ fn on_disconnect_keys_are_dropped_by_close_and_set_by_drop() {
     let srv = server(ServerOptions::new());
     let watcher = client(&srv);
     let polite = client(&srv);
-    polite.on_disconnect_set("gone/polite", b"x").unwrap();
+    polite.on_disconnect_create("gone/polite", b"x").unwrap();
     polite
-        .on_disconnect_set("gone/polite", b"replaced")
+        .on_disconnect_create("gone/polite", b"replaced")
         .unwrap();
     polite.close().unwrap();
     polite.close().unwrap();
     assert!(matches!(polite.get("k"), Err(StoreError::Closed { .. })));
     let dropped = client(&srv);
     dropped
-        .on_disconnect_set("gone/dropped", b"dropped")
+        .on_disconnect_create("gone/dropped", b"dropped")
         .unwrap();
     drop(dropped);
     watcher
@@ -389,6 +390,36 @@ fn on_disconnect_keys_are_dropped_by_close_and_set_by_drop() {
         .wait(&["gone/polite"], Duration::from_millis(100))
         .unwrap_err();
     assert!(matches!(err, StoreError::Timeout { .. }), "{err}");
+}
+
+/// Issue 18 item 6: the disconnect record creates its key only if absent, so a
+/// failure published first is never replaced by the publisher's own exit.
+#[test]
+fn a_disconnect_record_never_replaces_a_value_already_there() {
+    let srv = server(ServerOptions::new());
+    let watcher = client(&srv);
+    let first = client(&srv);
+    first.on_disconnect_create("failed", b"exited").unwrap();
+    first.compare_set("failed", None, b"timed out").unwrap();
+    drop(first); // no close: the registration fires, and finds the key set
+    let second = client(&srv);
+    second
+        .on_disconnect_create("failed", b"second exited")
+        .unwrap();
+    drop(second);
+    // The server has handled both disconnects once only the watcher is connected.
+    let start = Instant::now();
+    while srv.connections() > 1 {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "disconnects unseen"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(
+        watcher.get("failed").unwrap().as_deref(),
+        Some(&b"timed out"[..])
+    );
 }
 
 #[test]

@@ -41,7 +41,7 @@ impl fmt::Display for ResultCode {
 }
 
 /// Everything that can go wrong.
-#[derive(Clone, Debug, thiserror::Error)]
+#[derive(Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// libnccl or the CUDA driver could not be loaded, or lacks a function.
@@ -228,6 +228,38 @@ pub enum Error {
     },
 }
 
+/// The variant's name and the `Display` text: what `fn main() -> Result<(), E>`
+/// and `unwrap` print, so they name the values at fault as `Display` does.
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Error::Load(e) = self {
+            return write!(f, "Error::Load({e:?})");
+        }
+        let variant = match self {
+            Error::Load(..) => "Load",
+            Error::Nccl { .. } => "Nccl",
+            Error::Cuda { .. } => "Cuda",
+            Error::Sim { .. } => "Sim",
+            Error::InvalidArgument { .. } => "InvalidArgument",
+            Error::OutOfRange { .. } => "OutOfRange",
+            Error::LengthMismatch { .. } => "LengthMismatch",
+            Error::WrongDevice { .. } => "WrongDevice",
+            Error::NoDevice { .. } => "NoDevice",
+            Error::OutOfMemory { .. } => "OutOfMemory",
+            Error::Timeout { .. } => "Timeout",
+            Error::Mismatch { .. } => "Mismatch",
+            Error::InvalidUsage { .. } => "InvalidUsage",
+            Error::Aborted { .. } => "Aborted",
+            Error::InitTimeout { .. } => "InitTimeout",
+            Error::DriverChoice { .. } => "DriverChoice",
+            Error::Remote { .. } => "Remote",
+            Error::UnsupportedByNccl { .. } => "UnsupportedByNccl",
+            Error::Unsupported { .. } => "Unsupported",
+        };
+        write!(f, "Error::{variant}: {self}")
+    }
+}
+
 fn detail_suffix(detail: &Option<String>) -> String {
     match detail {
         Some(d) => format!(" ({d})"),
@@ -303,6 +335,17 @@ pub(crate) fn check_cuda(call: &'static str, rc: sys::CUresult) -> Result<()> {
     })
 }
 
+fn left_suffix(left: &[usize]) -> String {
+    if left.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; ranks {left:?} joined and left again before every rank was there (their own \
+             init gave up, or their process exited)"
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,16 +382,5 @@ mod tests {
             ResultCode(sys::ncclInvalidUsage).to_string(),
             "ncclInvalidUsage"
         );
-    }
-}
-
-fn left_suffix(left: &[usize]) -> String {
-    if left.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; ranks {left:?} joined and left again before every rank was there (their own \
-             init gave up, or their process exited)"
-        )
     }
 }

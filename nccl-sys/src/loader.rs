@@ -25,7 +25,7 @@ pub struct Attempt {
 }
 
 /// Loading a library, or finding a function in it, failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LoadError {
     /// No candidate could be opened. `tried` lists them all, in order.
@@ -51,6 +51,18 @@ pub enum LoadError {
         /// The version of the header the bindings were generated from.
         header_version: String,
     },
+}
+
+/// The variant's name and the `Display` text: what `fn main() -> Result<(), E>`
+/// and `unwrap` print, so they name the values at fault as `Display` does.
+impl std::fmt::Debug for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let variant = match self {
+            LoadError::NotFound { .. } => "NotFound",
+            LoadError::MissingSymbol { .. } => "MissingSymbol",
+        };
+        write!(f, "LoadError::{variant}: {self}")
+    }
 }
 
 impl fmt::Display for LoadError {

@@ -7,7 +7,7 @@ use super::{Launcher, Var};
 /// Why [`Launch::from_vars`](super::Launch::from_vars) found no usable rank and world
 /// size. Every variant names the variables involved with their values (a token's
 /// value is never shown).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LaunchError {
     /// No convention's variables are set, and no explicit rank and world size were
@@ -77,6 +77,22 @@ pub enum LaunchError {
         /// Which rule they break.
         reason: String,
     },
+}
+
+/// The variant's name and the `Display` text: what `fn main() -> Result<(), E>`
+/// and `unwrap` print, so they name the values at fault as `Display` does.
+impl std::fmt::Debug for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let variant = match self {
+            LaunchError::NoLauncher { .. } => "NoLauncher",
+            LaunchError::Partial { .. } => "Partial",
+            LaunchError::PartialRendezvous { .. } => "PartialRendezvous",
+            LaunchError::Invalid { .. } => "Invalid",
+            LaunchError::Syntax { .. } => "Syntax",
+            LaunchError::Contradiction { .. } => "Contradiction",
+        };
+        write!(f, "LaunchError::{variant}: {self}")
+    }
 }
 
 fn list(vars: &[Var]) -> String {

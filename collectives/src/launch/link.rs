@@ -2,12 +2,18 @@
 //! shares failures with the job through the rendezvous store (Decision 14).
 //!
 //! - The job has one failure key, [`FAILED_KEY`]: its value is a [`JobFailure`] in
-//!   JSON. The first rank whose group aborts (timeout, asynchronous error, mismatch)
-//!   sets it with compare-and-set, after writing its flight record to
-//!   [`dump_key`]; a failure other than a timeout waits 200 ms first, as it may be
-//!   the echo of another rank's abort (whose own record should win). With a TCP store, each rank also registers the key with the server
-//!   for the case its connection drops without an orderly close: a killed, crashed or
-//!   early-exiting process is published by the server itself.
+//!   JSON, and the first one set stays. The first rank whose group fails (timeout,
+//!   asynchronous error, mismatch, an abort on request, a drop while panicking or
+//!   with work in flight) sets it with compare-and-set at once, before its dump,
+//!   before its waiters wake and before its communicator aborts (which peers see),
+//!   then writes its flight record to [`dump_key`]. A record names the rank the
+//!   failure goes back to when the communicator knows it (`cause`: on the sim, the
+//!   rank that died or aborted first). Only a remote error that names no rank (NCCL's)
+//!   waits 200 ms first, as the echo of another rank's failure whose own record should
+//!   win. With a TCP store, each rank also registers the key with the server for the
+//!   case its connection drops without an orderly close: a killed, crashed or
+//!   early-exiting process is published by the server itself, unless a failure is
+//!   published already.
 //! - A thread per group reads the key every watchdog interval (100 ms by default).
 //!   When another rank's failure appears, it takes this rank's flight record, writes
 //!   it to the store (so that `nccl-run` can print one hang report for the job),
@@ -37,10 +43,10 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::recorder::Dump;
-use crate::state::{FailureSink, Inner, lock};
+use crate::state::{Failure, FailureSink, Inner, lock};
 use crate::store::{Store, TcpStore, TcpStoreServer};
 
-/// How long a failure other than a timeout waits before it is published.
+/// How long a remote failure that names no rank waits before it is published.
 const ECHO_DELAY: Duration = Duration::from_millis(200);
 
 /// The job-wide key holding the first failure, a [`JobFailure`] in JSON.
@@ -124,6 +130,11 @@ pub struct JobFailure {
     pub size: usize,
     /// What happened.
     pub reason: String,
+    /// The rank whose failure this one goes back to, when it is another rank's and
+    /// known (on the sim: the rank that died, or aborted first); `None` when the
+    /// failure is `rank`'s own or its origin is unknown.
+    #[serde(default)]
+    pub cause: Option<usize>,
 }
 
 impl JobFailure {
@@ -139,6 +150,27 @@ impl JobFailure {
     fn to_json(&self) -> Vec<u8> {
         serde_json::to_vec(self).unwrap_or_default()
     }
+
+    /// The rank to blame: [`JobFailure::cause`] when known, else [`JobFailure::rank`].
+    pub fn origin(&self) -> usize {
+        self.cause.unwrap_or(self.rank)
+    }
+
+    /// One line naming the rank to blame first: `rank 2 failed, as rank 0 (pid N)
+    /// reported: ...` when the record is another rank's report of it, else
+    /// `rank 2 (pid N) failed: ...`.
+    pub fn describe(&self) -> String {
+        match self.cause {
+            Some(c) if c != self.rank => format!(
+                "rank {c} failed, as rank {} (pid {}) reported: {}",
+                self.rank, self.pid, self.reason
+            ),
+            _ => format!(
+                "rank {} (pid {}) failed: {}",
+                self.rank, self.pid, self.reason
+            ),
+        }
+    }
 }
 
 /// The state the watching thread and the group share.
@@ -149,8 +181,8 @@ struct Shared {
     interval: Duration,
     /// Whether this rank prints the job's hang report (rank 0, not under `nccl-run`).
     report: bool,
-    /// This rank's own failure to publish, once.
-    own: Mutex<Option<(String, Dump, bool)>>,
+    /// This rank's own failure was published: the link thread prints the report.
+    own: Mutex<bool>,
     /// A failure of this group was dealt with: its own published, or another rank's
     /// seen (its record written); a later own failure is then an echo and stays local.
     handled: AtomicBool,
@@ -187,9 +219,10 @@ impl Link {
             reason: "its process exited without closing its group (killed, crashed, or \
                      exited early)"
                 .into(),
+            cause: None,
         };
         if let Some(tcp) = &tcp {
-            tcp.on_disconnect_set(FAILED_KEY, &me.to_json())
+            tcp.on_disconnect_create(FAILED_KEY, &me.to_json())
                 .map_err(|error| crate::Error::Store {
                     addr: format!("tcp://{}", tcp.addr()),
                     error,
@@ -201,7 +234,7 @@ impl Link {
             me,
             interval: inner.options.watchdog_interval,
             report: report && inner.rank == 0,
-            own: Mutex::new(None),
+            own: Mutex::new(false),
             handled: AtomicBool::new(false),
             reported: AtomicBool::new(false),
             stop: Mutex::new(false),
@@ -226,11 +259,15 @@ impl Link {
 }
 
 impl FailureSink for Link {
-    fn failed(&self, reason: &str, dump: Dump, timeout: bool) {
-        if self.shared.handled.load(Ordering::Acquire) {
+    fn failed(&self, failure: Failure) {
+        if self.shared.handled.swap(true, Ordering::AcqRel) {
             return; // another rank's failure was seen first: this is its echo
         }
-        *lock(&self.shared.own) = Some((reason.to_string(), dump, timeout));
+        self.shared.publish_own(failure);
+        // Its own exit must not overwrite the record: an orderly close withdraws
+        // the disconnect registration.
+        self.shared.close();
+        *lock(&self.shared.own) = true;
         let _s = lock(&self.shared.stop);
         self.shared.wake.notify_all();
     }
@@ -251,7 +288,9 @@ impl FailureSink for Link {
                 let _ = h.join();
             }
         }
-        self.shared.handle_own();
+        if self.shared.handle_own() {
+            return;
+        }
         self.shared.close();
     }
 }
@@ -262,15 +301,15 @@ impl Shared {
         loop {
             {
                 let stop = lock(&self.stop);
-                if *stop && lock(&self.own).is_none() {
-                    return; // Link::drop publishes what is left
+                if *stop && !*lock(&self.own) {
+                    return; // Link::finish prints what is left
                 }
-                if lock(&self.own).is_none() {
+                if !*lock(&self.own) {
                     let (stop, _) = self
                         .wake
                         .wait_timeout(stop, self.interval)
                         .unwrap_or_else(|e| e.into_inner());
-                    if *stop && lock(&self.own).is_none() {
+                    if *stop && !*lock(&self.own) {
                         return;
                     }
                 }
@@ -283,7 +322,7 @@ impl Shared {
                 Ok(Some(bytes)) => {
                     let other = match JobFailure::parse(&bytes) {
                         Ok(f) if f.pid == self.me.pid && f.rank == self.me.rank => continue,
-                        Ok(f) => format!("rank {} (pid {}) failed: {}", f.rank, f.pid, f.reason),
+                        Ok(f) => f.describe(),
                         Err(e) => format!("a rank failed ({e})"),
                     };
                     let Some(inner) = group.upgrade() else {
@@ -291,7 +330,9 @@ impl Shared {
                         return;
                     };
                     if self.handled.swap(true, Ordering::AcqRel) {
-                        return; // this rank's own failure was published meanwhile
+                        // This rank's own failure was published meanwhile.
+                        self.handle_own();
+                        return;
                     }
                     // The record is taken before the abort changes it, and written,
                     // and this rank's disconnect record withdrawn, before the abort
@@ -303,10 +344,12 @@ impl Shared {
                     inner.dump(&why);
                     inner.abort_group(&other);
                     drop(inner);
-                    // An own failure recorded before `handled` was set is this one's
-                    // echo: the record above already stands for it.
-                    lock(&self.own).take();
                     self.print_report();
+                    return;
+                }
+                Err(_) if self.handled.load(Ordering::Acquire) => {
+                    // This rank's own failure closed the connection meanwhile.
+                    self.handle_own();
                     return;
                 }
                 Err(e) => {
@@ -322,36 +365,34 @@ impl Shared {
         }
     }
 
-    /// Publishes this rank's own failure if one is recorded and none was dealt with
-    /// yet, then closes the connection and prints the report; `true` if there was one.
+    /// After this rank's own failure was published: prints the report (rank 0);
+    /// `true` if there was one.
     fn handle_own(&self) -> bool {
-        let Some((reason, dump, timeout)) = lock(&self.own).take() else {
+        if !std::mem::take(&mut *lock(&self.own)) {
             return false;
-        };
-        if !self.handled.swap(true, Ordering::AcqRel) {
-            self.publish_own(reason, &dump, timeout);
         }
-        self.close();
         self.print_report();
         true
     }
 
-    /// Writes this rank's record, then sets the failure key unless a failure is
-    /// there already. A failure that is not this rank's own timeout may be the echo
-    /// of another rank's (an abort seen as a remote error): it waits
-    /// [`ECHO_DELAY`] first, so that the root cause, published at once, wins.
-    fn publish_own(&self, reason: String, dump: &Dump, timeout: bool) {
-        self.put_dump(dump);
-        if !timeout {
+    /// Sets the failure key unless a failure is there already, then writes this
+    /// rank's flight record. A remote error that names no rank may be the echo of
+    /// another rank's failure: it waits [`ECHO_DELAY`] first, so that the root cause,
+    /// published at once, wins.
+    fn publish_own(&self, failure: Failure) {
+        if failure.maybe_echo {
             std::thread::sleep(ECHO_DELAY);
         }
         let record = JobFailure {
-            reason,
+            reason: failure.reason,
+            cause: failure.cause,
             ..self.me.clone()
         };
-        if let Err(e) = self.store.compare_set(FAILED_KEY, None, &record.to_json()) {
-            log::error!("rank {}: could not publish its failure: {e}", self.me.rank);
+        match self.store.compare_set(FAILED_KEY, None, &record.to_json()) {
+            Ok(_) => {}
+            Err(e) => log::error!("rank {}: could not publish its failure: {e}", self.me.rank),
         }
+        self.put_dump(&failure.dump);
     }
 
     fn put_dump(&self, dump: &Dump) {

@@ -16,7 +16,7 @@ pub const MAX_EXPANSION: usize = 1 << 20;
 const MAX_DIGITS: usize = 18;
 
 /// A hostlist or tasks-per-node string that does not follow Slurm's syntax.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SyntaxError {
     /// A malformed hostlist, or a host name that a hostlist cannot express.
@@ -35,6 +35,18 @@ pub enum SyntaxError {
         /// What is wrong with it.
         reason: String,
     },
+}
+
+/// The variant's name and the `Display` text: what `fn main() -> Result<(), E>`
+/// and `unwrap` print, so they name the values at fault as `Display` does.
+impl std::fmt::Debug for SyntaxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let variant = match self {
+            SyntaxError::Hostlist { .. } => "Hostlist",
+            SyntaxError::TasksPerNode { .. } => "TasksPerNode",
+        };
+        write!(f, "SyntaxError::{variant}: {self}")
+    }
 }
 
 fn hostlist_error(input: &str, reason: impl Into<String>) -> SyntaxError {

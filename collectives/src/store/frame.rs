@@ -138,15 +138,16 @@ pub enum Frame {
         key: String,
     },
     /// `0x08`: when this connection ends without [`Frame::Goodbye`], the server sets
-    /// `key` to `value`. Reply: [`Frame::Ok`].
-    OnDisconnectSet {
+    /// `key` to `value` unless `key` exists then (the first record of a failure
+    /// stays). Reply: [`Frame::Ok`].
+    OnDisconnectCreate {
         /// The key.
         key: String,
         /// The value.
         value: Vec<u8>,
     },
     /// `0x09`: an orderly close: the server drops this connection's
-    /// [`Frame::OnDisconnectSet`] registrations. Reply: [`Frame::Ok`].
+    /// [`Frame::OnDisconnectCreate`] registrations. Reply: [`Frame::Ok`].
     Goodbye,
     /// `0x81`: the request succeeded and has nothing to return.
     Ok,
@@ -180,7 +181,7 @@ pub enum Frame {
 }
 
 /// Why bytes are not a valid frame. A server closes the connection that sent them.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum FrameError {
     /// The length prefix (or, when encoding, the body) is over [`Limits::max_frame`].
@@ -197,6 +198,18 @@ pub enum FrameError {
     Malformed(String),
 }
 
+/// The variant's name and the `Display` text: what `fn main() -> Result<(), E>`
+/// and `unwrap` print, so they name the values at fault as `Display` does.
+impl std::fmt::Debug for FrameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let variant = match self {
+            FrameError::TooLarge { .. } => "TooLarge",
+            FrameError::Malformed(..) => "Malformed",
+        };
+        write!(f, "FrameError::{variant}: {self}")
+    }
+}
+
 mod op {
     pub const HELLO: u8 = 0x01;
     pub const SET: u8 = 0x02;
@@ -205,7 +218,7 @@ mod op {
     pub const ADD: u8 = 0x05;
     pub const COMPARE_SET: u8 = 0x06;
     pub const DELETE: u8 = 0x07;
-    pub const ON_DISCONNECT_SET: u8 = 0x08;
+    pub const ON_DISCONNECT_CREATE: u8 = 0x08;
     pub const GOODBYE: u8 = 0x09;
     pub const OK: u8 = 0x81;
     pub const VALUE: u8 = 0x82;
@@ -285,8 +298,8 @@ fn fields(frame: &Frame) -> (u8, Vec<Field<'_>>) {
             ],
         ),
         Frame::Delete { key } => (op::DELETE, vec![Bytes(key.as_bytes())]),
-        Frame::OnDisconnectSet { key, value } => (
-            op::ON_DISCONNECT_SET,
+        Frame::OnDisconnectCreate { key, value } => (
+            op::ON_DISCONNECT_CREATE,
             vec![Bytes(key.as_bytes()), Bytes(value)],
         ),
         Frame::Goodbye => (op::GOODBYE, vec![]),
@@ -395,7 +408,7 @@ pub fn decode(buf: &[u8], limits: &Limits) -> Result<Option<(Frame, usize)>, Fra
         op::DELETE => Frame::Delete {
             key: r.string("key")?,
         },
-        op::ON_DISCONNECT_SET => Frame::OnDisconnectSet {
+        op::ON_DISCONNECT_CREATE => Frame::OnDisconnectCreate {
             key: r.string("key")?,
             value: r.bytes("value")?,
         },

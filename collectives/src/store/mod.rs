@@ -7,7 +7,7 @@
 //! - [`TcpStoreServer`] serves a store from one process (usually rank 0, or the
 //!   launcher); [`TcpStore`] is a client of it. A client can register a key the server
 //!   sets when the client's connection drops without [`TcpStore::close`]
-//!   ([`TcpStore::on_disconnect_set`]): that is how the death of a rank becomes visible
+//!   ([`TcpStore::on_disconnect_create`]): that is how the death of a rank becomes visible
 //!   to the others. The wire format is in [`frame`].
 //! - [`FileStore`] keeps the keys as files in a directory on a shared file system.
 //! - [`connect`] opens either from a URL: `tcp://host:port` or `file:///abs/path`.
@@ -25,7 +25,7 @@
 //!
 //! let server = TcpStoreServer::bind("127.0.0.1:0", ServerOptions::new())?;
 //! let rank1 = TcpStore::connect(&server.local_addr().to_string(), ClientOptions::new())?;
-//! rank1.on_disconnect_set("failed/1", b"rank 1 died")?;
+//! rank1.on_disconnect_create("failed/1", b"rank 1 died")?;
 //! rank1.set("addr/1", b"10.0.0.2:4000")?;
 //!
 //! let rank0 = store::connect(&server.url(), &ClientOptions::new())?;
@@ -89,7 +89,7 @@ pub trait Store: Send + Sync {
 }
 
 /// What went wrong with a store. Each variant names the value at fault.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
     /// No connection could be made before the deadline.
@@ -185,6 +185,27 @@ pub enum StoreError {
         /// Why it is refused.
         reason: String,
     },
+}
+
+/// The variant's name and the `Display` text: what `fn main() -> Result<(), E>`
+/// and `unwrap` print, so they name the values at fault as `Display` does.
+impl std::fmt::Debug for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let variant = match self {
+            StoreError::Connect { .. } => "Connect",
+            StoreError::Timeout { .. } => "Timeout",
+            StoreError::Rejected { .. } => "Rejected",
+            StoreError::Protocol { .. } => "Protocol",
+            StoreError::TooLarge { .. } => "TooLarge",
+            StoreError::Io { .. } => "Io",
+            StoreError::Closed { .. } => "Closed",
+            StoreError::InvalidKey { .. } => "InvalidKey",
+            StoreError::Counter { .. } => "Counter",
+            StoreError::InvalidUrl { .. } => "InvalidUrl",
+            StoreError::InvalidOption { .. } => "InvalidOption",
+        };
+        write!(f, "StoreError::{variant}: {self}")
+    }
 }
 
 /// Opens the store a URL names: `tcp://host:port` (a [`TcpStore`] client, with

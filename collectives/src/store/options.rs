@@ -64,7 +64,7 @@ impl ServerOptions {
 
     /// The most bytes of keys and values stored at once (at least 1); a write past it
     /// fails with [`StoreError::TooLarge`]. Registrations of
-    /// [`TcpStore::on_disconnect_set`](super::TcpStore::on_disconnect_set) count too.
+    /// [`TcpStore::on_disconnect_create`](super::TcpStore::on_disconnect_create) count too.
     pub fn max_stored_bytes(mut self, bytes: u64) -> ServerOptions {
         self.max_stored_bytes = bytes;
         self

@@ -251,9 +251,15 @@ fn serve(shared: Arc<Shared>, id: u64, stream: TcpStream, peer: SocketAddr) {
         let fire = !conn.goodbye && !shared.stopping.load(Ordering::SeqCst);
         for (key, value) in conn.on_disconnect.drain(..) {
             data.release(cost(&key, &value));
-            if fire {
+            // Create-if-absent: a record already there (the first failure) stays.
+            if fire && !data.contains(&key) {
                 log::info!("store server: {peer} dropped; setting {:?}", short(&key));
                 data.put_unchecked(&key, value);
+            } else if fire {
+                log::info!(
+                    "store server: {peer} dropped; {:?} is set already and stays",
+                    short(&key)
+                );
             }
         }
         shared.changed.notify_all();
@@ -434,7 +440,7 @@ impl Conn {
             Frame::Delete { key } => {
                 check_key(&key).map(|()| Frame::Bool(lock(&shared.data).remove(&key)))
             }
-            Frame::OnDisconnectSet { key, value } => {
+            Frame::OnDisconnectCreate { key, value } => {
                 check_key(&key).and_then(|()| self.register(shared, key, value))
             }
             Frame::Goodbye => {

@@ -30,7 +30,7 @@ const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
 ///
 /// The connection is never silently replaced: after an I/O error, a reply timeout or a
 /// protocol error every later call fails with [`StoreError::Closed`], because a new
-/// connection would have lost this one's [`on_disconnect_set`](Self::on_disconnect_set)
+/// connection would have lost this one's [`on_disconnect_create`](Self::on_disconnect_create)
 /// registrations (which the server carries out as the old one drops).
 #[derive(Debug)]
 pub struct TcpStore {
@@ -128,23 +128,25 @@ impl TcpStore {
         &self.options
     }
 
-    /// Registers that the *server* sets `key` to `value` if this client's connection
-    /// ends without [`close`](Self::close): the process was killed, crashed, panicked,
-    /// dropped this `TcpStore`, or the connection broke. Other ranks `wait` on `key` to
-    /// learn of the failure. A second registration of the same key replaces the first.
+    /// Registers that the *server* creates `key` with `value` if this client's
+    /// connection ends without [`close`](Self::close) (the process was killed,
+    /// crashed, panicked, dropped this `TcpStore`, or the connection broke) and `key`
+    /// does not exist then: a value already there (the first record of a failure)
+    /// stays. Other ranks `wait` on `key` to learn of the failure. A second
+    /// registration of the same key replaces the first.
     /// Registrations count against the server's byte and key limits while they are
     /// held. The server notices a dead client when its operating system closes the
     /// socket (at once for a killed process on a live host; a vanished host is noticed
     /// only once TCP gives up).
-    pub fn on_disconnect_set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+    pub fn on_disconnect_create(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
         check_key(key)?;
-        let request = Frame::OnDisconnectSet {
+        let request = Frame::OnDisconnectCreate {
             key: key.to_string(),
             value: value.to_vec(),
         };
         self.call(
             &request,
-            "on_disconnect_set",
+            "on_disconnect_create",
             Duration::ZERO,
             key,
             |reply| match reply {

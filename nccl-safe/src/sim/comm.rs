@@ -136,6 +136,7 @@ impl SimCommunicator {
         self.aborted.store(true, Ordering::Release);
         self.join.abort();
         if let Some(l) = self.live.get() {
+            l.record_cause();
             l.seg
                 .rank(self.rank)
                 .state

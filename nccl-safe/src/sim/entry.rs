@@ -80,6 +80,17 @@ pub(super) fn same(a: &Entry, b: &Entry) -> bool {
 }
 
 /// `rank r (pid p) issued all_reduce(...) (label)`.
+/// How this rank's messages name an operation: the caller's label (the collectives
+/// layer's `all_reduce #7 at train.rs:57 (...)`: one number per operation, the
+/// user's), else `fallback` (the sim's own count, from 1).
+pub(super) fn op_name(label: &str, fallback: impl FnOnce() -> String) -> String {
+    if label.is_empty() {
+        fallback()
+    } else {
+        label.to_string()
+    }
+}
+
 pub(super) fn issued(live: &Live, r: usize, e: &Entry) -> String {
     let l = label(e);
     let at = if l.is_empty() {

@@ -136,7 +136,7 @@ fn wait_for_slot(live: &Live) -> Result<()> {
             what: format!("launch on rank {}", live.rank),
         });
     }
-    if let Some(g) = (0..live.size()).find_map(|r| live.gone(r)) {
+    if let Some((_, g)) = live.blame(0..live.size()) {
         return Err(Error::InvalidUsage {
             op: "collective",
             reason: format!("{g}; its earlier operations can never complete"),
@@ -168,7 +168,9 @@ fn register(live: &Live, part: Part, op: &LaunchOp, sid: u64, grouped: bool) -> 
                             head.error
                                 .store(1 | (me as u64) << 8 | (r as u64) << 24, Ordering::Release);
                             return Err(Error::Mismatch {
-                                what: format!("collective #{seq}"),
+                                what: super::entry::op_name(&op.label, || {
+                                    format!("collective #{}", seq + 1)
+                                }),
                                 detail: format!(
                                     "{} where {}",
                                     issued(live, me, mine),

@@ -119,6 +119,71 @@ impl Live {
         Some(format!("{} {what}", self.who(r)))
     }
 
+    /// The rank whose failure rank `r`'s state goes back to: itself, unless `r`
+    /// aborted after another rank failed (followed along the chain).
+    pub fn root_cause(&self, r: usize) -> usize {
+        let mut cur = r;
+        for _ in 0..self.size() {
+            let c = self.seg.rank(cur).cause.load(Ordering::Acquire) as usize;
+            if c == 0 || c - 1 == cur || c > self.size() {
+                break;
+            }
+            cur = c - 1;
+        }
+        cur
+    }
+
+    /// Why one of `ranks` can no longer take part, naming the root cause first: the
+    /// rank blamed, and the text. Each gone rank stands for the rank its failure goes
+    /// back to ([`Live::root_cause`]); a dead one comes first (whichever rank noticed
+    /// first, the death is why the others failed), then an aborted one, then one
+    /// that destroyed its communicator.
+    pub fn blame(&self, ranks: impl Iterator<Item = usize>) -> Option<(usize, String)> {
+        let state = |r: usize| self.seg.rank(r).state.load(Ordering::Acquire);
+        let rank_of = |s: u32| match s {
+            DEAD => 0,
+            ABORTED => 1,
+            _ => 2,
+        };
+        let (r, root) = ranks
+            .filter(|&r| matches!(state(r), DESTROYED | ABORTED | DEAD))
+            .map(|r| (r, self.root_cause(r)))
+            .min_by_key(|&(r, root)| (rank_of(state(root)), root != r))?;
+        let text = self.gone(r)?;
+        if root == r {
+            return Some((r, text));
+        }
+        let why = self
+            .gone(root)
+            .unwrap_or_else(|| format!("{} failed", self.who(root)));
+        Some((root, format!("{why}; {text} after it")))
+    }
+
+    /// Records that this rank's work failed because of rank `root` (kept if one is
+    /// recorded already): peers that see this rank gone later blame `root`.
+    pub fn note_cause(&self, root: usize) {
+        if root != self.rank {
+            let _ = self.seg.rank(self.rank).cause.compare_exchange(
+                0,
+                root as u32 + 1,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+        }
+    }
+
+    /// Records, before this rank aborts, the failure it follows: a dead or aborted
+    /// peer's root cause (nothing when no peer is gone: the abort is this rank's own).
+    pub fn record_cause(&self) {
+        let me = self.rank;
+        if let Some((root, _)) = self.blame((0..self.size()).filter(|&r| r != me)) {
+            let state = self.seg.rank(root).state.load(Ordering::Acquire);
+            if matches!(state, ABORTED | DEAD) {
+                self.note_cause(root);
+            }
+        }
+    }
+
     /// Looks at the processes of `ranks` if the last look is older than a tick.
     pub fn look_at_peers(&self, ranks: impl Iterator<Item = usize>) {
         let mut last = lock(&self.last_liveness);
@@ -132,17 +197,16 @@ impl Live {
     /// A failure of a peer that makes this communicator unusable (NCCL's remote
     /// error), if any.
     pub(super) fn remote_failure(&self) -> Option<Error> {
-        self.seg
-            .check_alive((0..self.size()).filter(|&r| r != self.rank));
-        (0..self.size()).filter(|&r| r != self.rank).find_map(|r| {
-            match self.seg.rank(r).state.load(Ordering::Acquire) {
-                ABORTED | DEAD => Some(Error::Remote {
-                    rank: r,
-                    reason: self.gone(r).unwrap_or_default(),
-                }),
-                _ => None,
-            }
-        })
+        let peers = || (0..self.size()).filter(|&r| r != self.rank);
+        self.seg.check_alive(peers());
+        let failed = peers().filter(|&r| {
+            matches!(
+                self.seg.rank(r).state.load(Ordering::Acquire),
+                ABORTED | DEAD
+            )
+        });
+        let (rank, reason) = self.blame(failed)?;
+        Some(Error::Remote { rank, reason })
     }
 
     /// The split protocol: every rank publishes its colour and key; each computes its
@@ -164,7 +228,7 @@ impl Live {
                     what: format!("split on rank {}", self.rank),
                 });
             }
-            if let Some(gone) = (0..n).find_map(|r| self.gone(r)) {
+            if let Some((_, gone)) = self.blame(0..n) {
                 return Err(Error::InvalidUsage {
                     op: "split",
                     reason: format!("{gone} while {what}"),

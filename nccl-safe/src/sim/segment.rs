@@ -58,7 +58,9 @@ pub(super) struct RankInfo {
     pub pid: AtomicU32,
     pub state: AtomicU32,
     pub device: AtomicU32,
-    pub _pad: AtomicU32,
+    /// Set when this rank aborts after another rank's failure: that rank + 1 (the
+    /// root cause, followed along the chain of aborts); 0 when none is known.
+    pub cause: AtomicU32,
     pub start_time: AtomicU64,
     /// While this rank's stream runs a send that waits for its receiver:
     /// `peer + 1` (0 when none), and the stream it runs on.

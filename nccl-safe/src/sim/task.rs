@@ -14,7 +14,7 @@
 use std::sync::atomic::Ordering;
 
 use super::collective::{Buffers, ONE_RANK_MAX, Share, fan_out, lengths};
-use super::entry::{Part, issued};
+use super::entry::{Part, issued, op_name};
 use super::live::Live;
 use super::reduce::{Combine, permutation};
 use super::segment::{ABORTED, ARRIVED, DONE, Entry, FAILED, NONE, REGISTERED, clear};
@@ -75,17 +75,15 @@ fn wait(
         }
         // The root cause first: a needed peer that is gone explains why others failed.
         live.look_at_peers((0..n).filter(|&r| r != me && needed(r)));
-        for r in (0..n).filter(|&r| r != me && needed(r)) {
-            if let Some(g) = live.gone(r) {
-                // A peer finishes its part before it destroys its communicator (or
-                // exits): seen gone, what it did is visible now, so look once more.
-                // (An error it reports now is a consequence: the gone peer is the
-                // root cause.)
-                if let Ok(true) = ready() {
-                    return Ok(());
-                }
-                return Err(format!("{what}: {g}"));
+        if let Some((root, g)) = live.blame((0..n).filter(|&r| r != me && needed(r))) {
+            // A peer finishes its part before it destroys its communicator (or
+            // exits): seen gone, what it did is visible now, so look once more. (An
+            // error it reports now is a consequence: the gone peer is the root cause.)
+            if let Ok(true) = ready() {
+                return Ok(());
             }
+            live.note_cause(root);
+            return Err(format!("{what}: {g}"));
         }
         if ready()? {
             return Ok(());
@@ -154,7 +152,7 @@ pub(super) fn run(
                     // does every rank's share, then marks each rank's part done
                     // (unless that rank failed it meanwhile: then the collective
                     // fails on every rank, as when a rank fails before its share).
-                    coll_failure(live, seq)?;
+                    coll_failure(live, seq, &coll_name(op, seq))?;
                     share(live, seq, op, 0..n)?;
                     let (head, entry) = live.seg.slot(seq);
                     for r in 0..n {
@@ -173,13 +171,14 @@ pub(super) fn run(
             }
             Part::Coll { seq } => {
                 let (head, entry) = live.seg.slot(seq);
-                let what = format!("collective #{seq} waited for every rank to issue it");
+                let name = coll_name(op, seq);
+                let what = format!("{name} waited for every rank to issue it");
                 wait(
                     live,
                     &what,
                     &|r| entry(r).state.load(Ordering::Acquire) < ARRIVED,
                     &mut || {
-                        coll_failure(live, seq)?;
+                        coll_failure(live, seq, &name)?;
                         Ok(head.arrived.load(Ordering::Acquire) as usize == n)
                     },
                     &mut || None,
@@ -192,7 +191,10 @@ pub(super) fn run(
             }
             Part::Recv { from, n: msg } => {
                 let slot = live.seg.p2p(from, me, msg);
-                let what = format!("receive #{msg} from rank {from} waited for its send");
+                let name = op_name(&op.label, || {
+                    format!("receive #{} from rank {from}", msg + 1)
+                });
+                let what = format!("{name} waited for rank {from}'s send");
                 wait(
                     live,
                     &what,
@@ -217,17 +219,18 @@ pub(super) fn run(
         }
     }
     // Phase 3: completion.
-    for part in parts {
+    for (part, op) in parts.iter().zip(ops) {
         match *part {
             Part::Coll { seq } => {
                 let (head, entry) = live.seg.slot(seq);
-                let what = format!("collective #{seq} waited for every rank to finish its share");
+                let name = coll_name(op, seq);
+                let what = format!("{name} waited for every rank to finish its share");
                 wait(
                     live,
                     &what,
                     &|r| entry(r).state.load(Ordering::Acquire) < DONE,
                     &mut || {
-                        coll_failure(live, seq)?;
+                        coll_failure(live, seq, &name)?;
                         Ok(head.done.load(Ordering::Acquire) as usize == n)
                     },
                     &mut || None,
@@ -240,7 +243,8 @@ pub(super) fn run(
                 info.blocked_stream
                     .store(slot.send.stream.load(Ordering::Relaxed), Ordering::Relaxed);
                 info.blocked_peer.store(to as u64 + 1, Ordering::Release);
-                let what = format!("send #{msg} to rank {to} waited for its receive");
+                let name = op_name(&op.label, || format!("send #{} to rank {to}", msg + 1));
+                let what = format!("{name} waited for rank {to}'s receive");
                 let waited = wait(
                     live,
                     &what,
@@ -297,23 +301,36 @@ fn entry_of(live: &Live, part: Part, _mine: bool) -> &Entry {
     }
 }
 
-/// A mismatch or a failed rank at collective `seq`, as the error text.
-fn coll_failure(live: &Live, seq: u64) -> std::result::Result<(), String> {
+/// How this rank's messages name collective `seq` (its caller's label when set).
+fn coll_name(op: &LaunchOp, seq: u64) -> String {
+    op_name(&op.label, || format!("collective #{}", seq + 1))
+}
+
+/// A mismatch or a failed rank at collective `seq` (called `name`), as the error
+/// text.
+fn coll_failure(live: &Live, seq: u64, name: &str) -> std::result::Result<(), String> {
     let (head, entry) = live.seg.slot(seq);
     let err = head.error.load(Ordering::Acquire);
     if err & 0xff == 1 {
         let (a, b) = ((err >> 8 & 0xffff) as usize, (err >> 24 & 0xffff) as usize);
         if a < live.size() && b < live.size() {
             return Err(format!(
-                "mismatch in collective #{seq}: {} where {}",
+                "mismatch in {name}: {} where {}",
                 issued(live, a, entry(a)),
                 issued(live, b, entry(b))
             ));
         }
     }
     if let Some(r) = (0..live.size()).find(|&r| entry(r).state.load(Ordering::Acquire) == FAILED) {
+        // A part fails because its rank saw a peer die or abort: that peer is the
+        // root cause, not the rank whose part failed.
+        live.look_at_peers((0..live.size()).filter(|&p| p != live.rank));
+        if let Some((root, g)) = live.blame((0..live.size()).filter(|&p| p != live.rank)) {
+            live.note_cause(root);
+            return Err(format!("{name}: {g}"));
+        }
         return Err(format!(
-            "collective #{seq}: {} failed its part (see that rank's error)",
+            "{name}: {} failed its part (see that rank's error)",
             live.who(r)
         ));
     }

@@ -279,10 +279,16 @@ fn report_failure(store: &TcpStore, bytes: &[u8]) -> Option<JobFailure> {
             return None;
         }
     };
-    eprintln!(
-        "nccl-run: rank {} (pid {}) failed first, group {}: {}",
-        failure.rank, failure.pid, failure.group, failure.reason
-    );
+    match failure.cause {
+        Some(c) if c != failure.rank => eprintln!(
+            "nccl-run: rank {c} failed first, group {}, as rank {} (pid {}) reported: {}",
+            failure.group, failure.rank, failure.pid, failure.reason
+        ),
+        _ => eprintln!(
+            "nccl-run: rank {} (pid {}) failed first, group {}: {}",
+            failure.rank, failure.pid, failure.group, failure.reason
+        ),
+    }
     let report = JobReport::read(store, &failure.prefix, failure.size, DUMP_WAIT);
     for l in report.lines {
         eprintln!("nccl-run: hang report: {l}");
@@ -316,8 +322,17 @@ fn summary(
         };
         let failed_too = list(&|r| !r.stopped && !r.succeeded() && r.rank != rank);
         let stopped = list(&|r| r.stopped);
-        let cause =
-            published.map(|f| format!("; first failure published: rank {} ({})", f.rank, f.reason));
+        let cause = published.map(|f| {
+            let by = match f.cause {
+                Some(c) if c != f.rank => format!(", as rank {} reported", f.rank),
+                _ => String::new(),
+            };
+            format!(
+                "; first failure published: rank {}{by} ({})",
+                f.origin(),
+                f.reason
+            )
+        });
         eprintln!(
             "nccl-run: {n} ranks, {secs:.1} s: rank {rank} failed first ({}){}{}{}",
             procs::describe(status),

@@ -37,7 +37,7 @@ fn frame() -> impl Strategy<Value = Frame> {
             new
         }),
         text().prop_map(|key| Frame::Delete { key }),
-        (text(), bytes()).prop_map(|(key, value)| Frame::OnDisconnectSet { key, value }),
+        (text(), bytes()).prop_map(|(key, value)| Frame::OnDisconnectCreate { key, value }),
         Just(Frame::Goodbye),
         Just(Frame::Ok),
         option::of(bytes()).prop_map(Frame::Value),

@@ -59,10 +59,13 @@ pub fn hang_report(dumps: &[Dump]) -> Vec<String> {
             )
         })
         .collect();
-    let max_seq = colls.values().flat_map(|m| m.keys().copied()).max();
+    // The sequence numbers recorded by any rank, in order: the work is proportional
+    // to the entries recorded, whatever the numbers reach.
+    let seqs: std::collections::BTreeSet<u64> =
+        colls.values().flat_map(|m| m.keys().copied()).collect();
     let mut reported_missing: Vec<usize> = Vec::new();
-    if let Some(max_seq) = max_seq {
-        for seq in 0..=max_seq {
+    {
+        for seq in seqs {
             let here: Vec<(usize, &Entry)> = colls
                 .iter()
                 .filter_map(|(&r, m)| m.get(&seq).map(|e| (r, *e)))
@@ -329,5 +332,39 @@ mod tests {
             vec!["no dump from ranks 2,3 (of 4): they are left out below"]
         );
         assert!(hang_report(&[]).is_empty());
+    }
+
+    /// Issue 18 item 12: the report walks the sequence numbers recorded, not every
+    /// number up to the highest (64 ranks near #10^12 would never finish that way).
+    #[test]
+    fn a_report_of_huge_sequence_numbers_reads_only_the_recorded_ones() {
+        use State::*;
+        let base = 1_000_000_000_000u64;
+        let ranks: Vec<Dump> = (0..64)
+            .map(|rank| {
+                let mut entries: Vec<Entry> = (0..20)
+                    .map(|k| e(base + k, "all_reduce", "t.rs:9", Completed))
+                    .collect();
+                if rank != 5 {
+                    entries.push(e(base + 20, "all_reduce", "t.rs:10", TimedOut));
+                }
+                let mut d = dump(rank, entries);
+                d.size = 64;
+                d
+            })
+            .collect();
+        let lines = hang_report(&ranks);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with(&format!(
+                "all_reduce #{} (t.rs:10): ranks 0,1,2,3,4,6,",
+                base + 20
+            )) && lines[0].ends_with(&format!(
+                "rank 5 never issued it (last: all_reduce #{} at t.rs:9)",
+                base + 19
+            )),
+            "{}",
+            lines[0]
+        );
     }
 }

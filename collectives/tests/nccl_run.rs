@@ -139,7 +139,18 @@ fn child() {
             }
         }
         "sleep" => {
-            println!("@@ sleeping");
+            println!("@@ sleeping {}", std::process::id());
+            std::thread::sleep(LONG);
+        }
+        "background" => {
+            // Rank 0 leaves a background child holding its output pipe and exits;
+            // rank 1 sleeps until nccl-run stops it.
+            if rank == 0 {
+                let child = Command::new("sleep").arg("600").spawn().unwrap();
+                println!("@@ child {}", child.id());
+                std::mem::forget(child);
+                return;
+            }
             std::thread::sleep(LONG);
         }
         "timeout-publishes" => {
@@ -655,4 +666,153 @@ fn a_rank_that_panics_or_returns_early_is_a_failure_for_the_others() {
         assert!(err.contains(want), "{scenario}: {err}");
         assert!(took < Duration::from_secs(30), "{scenario}: {took:?}");
     }
+}
+
+/// Whether process `pid` exists (a zombie counts as gone).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|st| {
+        !st.rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+/// Starts nccl-run on `scenario` with its output piped; its stdout lines arrive on
+/// the returned channel.
+fn spawn_nccl_run(
+    flags: &[&str],
+    scenario: &str,
+) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nccl-run"))
+        .args(flags)
+        .args(["--driver", "sim", "--tag-output", "--"])
+        .arg(std::env::current_exe().unwrap())
+        .args([
+            "--ignored",
+            "--exact",
+            "child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(SCENARIO, scenario)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    (child, rx)
+}
+
+/// The `@@ KEY N` numbers printed, until `n` of them have come.
+fn numbers_printed(rx: &std::sync::mpsc::Receiver<String>, key: &str, n: usize) -> Vec<u32> {
+    let mut got = Vec::new();
+    while got.len() < n {
+        let line = rx.recv_timeout(LONG).expect("the ranks print");
+        if let Some(i) = line.find(&format!("@@ {key} ")) {
+            got.push(line[i + key.len() + 4..].trim().parse().unwrap());
+        }
+    }
+    got
+}
+
+/// Issue 18 item 10: killing nccl-run with SIGKILL takes its ranks with it.
+#[test]
+fn ranks_die_with_a_killed_nccl_run() {
+    let (mut run, rx) = spawn_nccl_run(&["-n", "2"], "sleep");
+    let pids = numbers_printed(&rx, "sleeping", 2);
+    run.kill().unwrap();
+    run.wait().unwrap();
+    let start = Instant::now();
+    while pids.iter().any(|&p| alive(p)) {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "ranks {pids:?} outlived nccl-run"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    eprintln!("the ranks were gone {:?} after nccl-run", start.elapsed());
+}
+
+/// Issue 18 item 10: a rank's background child holding the output pipe neither
+/// outlives the job nor holds up `--timeout`.
+#[test]
+fn a_ranks_background_child_neither_stalls_the_timeout_nor_outlives_the_job() {
+    let started = Instant::now();
+    let (mut run, rx) = spawn_nccl_run(&["-n", "2", "--timeout", "2"], "background");
+    let child = numbers_printed(&rx, "child", 1)[0];
+    let status = run.wait().unwrap();
+    let took = started.elapsed();
+    assert_eq!(status.code(), Some(124));
+    eprintln!("nccl-run --timeout 2 ended after {took:?}");
+    assert!(took < Duration::from_secs(6), "{took:?}");
+    let start = Instant::now();
+    while alive(child) {
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "the child {child} outlived the job"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Issue 18 item 10: SIGHUP is forwarded like SIGTERM.
+#[test]
+fn sighup_is_forwarded_to_every_rank() {
+    let (run, rx) = spawn_nccl_run(&["-n", "2"], "sleep");
+    let pids = numbers_printed(&rx, "sleeping", 2);
+    // SAFETY: kill(2) has no memory effects; the pid is our child's.
+    unsafe { libc::kill(i32::try_from(run.id()).unwrap(), libc::SIGHUP) };
+    let out = run.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(128 + 1), "{err}");
+    assert!(
+        err.contains("SIGHUP received, forwarding to every rank"),
+        "{err}"
+    );
+    assert!(pids.iter().all(|&p| !alive(p)));
+}
+
+/// Issue 18 item 11: with the defaults, a job whose rank never issues ends (report
+/// printed) soon after the group's timeout, and a job with a killed rank soon after
+/// the kill. The figures are printed; the bounds are generous.
+#[test]
+fn hung_and_killed_jobs_end_soon_with_the_defaults() {
+    let (out, _) = nccl_run(&["-n", "4"], "missing");
+    let ended = now_ms();
+    let err = stderr(&out);
+    assert!(
+        err.contains("nccl-run: hang report: all_reduce #2"),
+        "{err}"
+    );
+    let issued: u128 = field(&reports(&out)[&0], "issued at ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let after_timeout = ended.saturating_sub(issued).saturating_sub(2000);
+    eprintln!("the hung job ended {after_timeout} ms after its 2 s timeout");
+    assert!(after_timeout < 2000, "{after_timeout} ms\n{err}");
+
+    let (out, _) = nccl_run(&["-n", "4"], "sigkill");
+    let ended = now_ms();
+    let err = stderr(&out);
+    assert!(
+        err.contains("rank 2 failed first (killed by SIGKILL)"),
+        "{err}"
+    );
+    let killed: u128 = field(&reports(&out)[&2], "leaving at ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let after = ended.saturating_sub(killed);
+    eprintln!("the job with a killed rank ended {after} ms after the kill");
+    assert!(after < 2000, "{after} ms\n{err}");
 }

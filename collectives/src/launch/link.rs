@@ -86,6 +86,39 @@ impl JobReport {
         let keys: Vec<String> = (0..size).map(|r| dump_key(prefix, r)).collect();
         let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
         let _ = store.wait(&refs, wait);
+        Self::merge(store, &keys)
+    }
+
+    /// Like [`JobReport::read`], but waits only for the ranks for which `gone` says
+    /// `false`: a rank whose process has ended without a record (killed) never writes
+    /// one, and waiting for it would only delay the report. Records of gone ranks
+    /// that are there are read all the same. `gone` is asked again as time passes.
+    pub fn read_waiting_for_live(
+        store: &dyn Store,
+        prefix: &str,
+        size: usize,
+        wait: Duration,
+        gone: &dyn Fn(usize) -> bool,
+    ) -> JobReport {
+        let keys: Vec<String> = (0..size).map(|r| dump_key(prefix, r)).collect();
+        let deadline = Instant::now() + wait;
+        let mut have = vec![false; size];
+        loop {
+            for (r, key) in keys.iter().enumerate() {
+                if !have[r] {
+                    have[r] = matches!(store.get(key), Ok(Some(_)));
+                }
+            }
+            let waiting = (0..size).any(|r| !have[r] && !gone(r));
+            if !waiting || Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Self::merge(store, &keys)
+    }
+
+    fn merge(store: &dyn Store, keys: &[String]) -> JobReport {
         let mut dumps = Vec::new();
         let mut missing = Vec::new();
         for (rank, key) in keys.iter().enumerate() {
@@ -135,6 +168,11 @@ pub struct JobFailure {
     /// failure is `rank`'s own or its origin is unknown.
     #[serde(default)]
     pub cause: Option<usize>,
+    /// Set in the record the store's server writes for a rank whose connection
+    /// dropped without an orderly close (killed, crashed, exited early): that rank
+    /// wrote no flight record, and never will.
+    #[serde(default)]
+    pub exited: bool,
 }
 
 impl JobFailure {
@@ -220,6 +258,7 @@ impl Link {
                      exited early)"
                 .into(),
             cause: None,
+            exited: true,
         };
         if let Some(tcp) = &tcp {
             tcp.on_disconnect_create(FAILED_KEY, &me.to_json())
@@ -386,6 +425,7 @@ impl Shared {
         let record = JobFailure {
             reason: failure.reason,
             cause: failure.cause,
+            exited: false,
             ..self.me.clone()
         };
         match self.store.compare_set(FAILED_KEY, None, &record.to_json()) {
@@ -439,7 +479,21 @@ impl Shared {
             Some(s) => s,
             None => &*self.store,
         };
-        let report = JobReport::read(store, &self.me.prefix, self.me.size, REPORT_WAIT);
+        // A rank the store saw die never writes its record: not waited for.
+        let dead = store
+            .get(FAILED_KEY)
+            .ok()
+            .flatten()
+            .and_then(|b| JobFailure::parse(&b).ok())
+            .filter(|f| f.exited && f.prefix == self.me.prefix)
+            .map(|f| f.rank);
+        let report = JobReport::read_waiting_for_live(
+            store,
+            &self.me.prefix,
+            self.me.size,
+            REPORT_WAIT,
+            &|r| Some(r) == dead,
+        );
         if let Some(s) = &fresh {
             let _ = s.close();
         }

@@ -12,8 +12,9 @@ options:
   -n, --nproc N          processes on this node (required)
   --driver sim|cuda      sets NCCL_RS_DRIVER for the ranks (default: the environment's)
   --timeout S            stop every rank after S seconds (exit status 124)
-  --grace S              after a rank fails, how long the others may run before they
-                         are stopped (SIGTERM, then SIGKILL 2 s later; default 5)
+  --grace S              after a rank fails (exits with an error, dies, or publishes
+                         a failure), how long the others may run before they are
+                         stopped (SIGTERM, then SIGKILL 0.5 s later; default 0.5)
   --tag-output           prefix every output line with [rank R]
   --nnodes M             nodes of the job (default 1)
   --node-rank K          this node's index, 0 to M-1 (default 0)
@@ -22,7 +23,12 @@ options:
 
 Each rank gets NCCL_RS_RANK, NCCL_RS_WORLD_SIZE, NCCL_RS_LOCAL_RANK,
 NCCL_RS_LOCAL_WORLD_SIZE, NCCL_RS_NODE_RANK, NCCL_RS_NNODES, NCCL_RS_STORE,
-NCCL_RS_STORE_TOKEN, and NCCL_RUNTIME_CONNECT=0 unless it is set.";
+NCCL_RS_STORE_TOKEN, and NCCL_RUNTIME_CONNECT=0 unless it is set.
+
+SIGINT, SIGTERM and SIGHUP are forwarded to every rank's process group. Each rank
+runs in a process group of its own and is killed if nccl-run dies (even by SIGKILL);
+what is left of a rank's process group (its background children) is killed when the
+job ends.";
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq)]
@@ -60,7 +66,7 @@ pub fn parse(args: &[String]) -> Result<Option<Args>, String> {
         nproc: 0,
         driver: None,
         timeout: None,
-        grace: Duration::from_secs(5),
+        grace: Duration::from_millis(500),
         tag_output: false,
         nnodes: 1,
         node_rank: 0,

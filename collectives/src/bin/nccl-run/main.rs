@@ -9,9 +9,11 @@
 //!   `NCCL_RS_DRIVER`, and on the sim enough devices (`NCCL_RS_SIM_DEVICES`).
 //! - Watches the store's failure key: the first failure is printed at once with the
 //!   merged hang report of the flight records the ranks wrote to the store.
-//! - Forwards SIGINT/SIGTERM; when a rank fails, stops the others after `--grace`;
-//!   exits with the first failure's status (128 + signal for a killed rank) and
-//!   prints one summary line.
+//! - Forwards SIGINT/SIGTERM/SIGHUP; when a rank fails (or a failure is published),
+//!   stops the others after `--grace` (0.5 s by default); exits with the first
+//!   failure's status (128 + signal for a killed rank) and prints one summary line.
+//! - Its ranks die with it (`PR_SET_PDEATHSIG`), even when it is killed with SIGKILL;
+//!   what is left of a rank's process group is killed when the job ends.
 
 mod args;
 mod procs;
@@ -26,7 +28,7 @@ use procs::Rank;
 /// How long nccl-run waits for the ranks' flight records after a failure.
 const DUMP_WAIT: Duration = Duration::from_secs(3);
 /// Between SIGTERM and SIGKILL when stopping ranks.
-const KILL_AFTER: Duration = Duration::from_secs(2);
+const KILL_AFTER: Duration = Duration::from_millis(500);
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
@@ -162,44 +164,63 @@ struct Stopping {
     killed: bool,
 }
 
+/// Supervises the ranks until all have ended: forwards signals, notices the first
+/// failure (a rank's error exit or death, or a failure published in the store),
+/// prints the published failure and the job's hang report (on a thread of its own:
+/// reading the records never holds up the supervision), stops the others after
+/// `--grace` (once the report has its records), and enforces `--timeout`. Then kills
+/// what is left of each rank's process group.
 fn supervise(a: &args::Args, ranks: &mut [Rank], store: &TcpStore, start: Instant) -> u8 {
-    let mut first_failure: Option<(usize, std::process::ExitStatus)> = None;
-    let mut stopping: Option<Stopping> = None;
-    let mut timed_out = false;
-    let mut published: Option<JobFailure> = None;
-    let mut interrupted = None;
-    while ranks.iter().any(|r| r.status.is_none()) {
-        if let Some(sig) = procs::take_signal() {
-            eprintln!(
-                "nccl-run: {} received, forwarding to every rank",
-                procs::signal_name(sig)
-            );
-            for r in ranks.iter_mut() {
-                r.stopped = true;
-                r.signal(sig);
-            }
-            interrupted = Some(sig);
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let ended: Vec<AtomicBool> = ranks.iter().map(|_| AtomicBool::new(false)).collect();
+    let first_rank = ranks.first().map_or(0, |r| r.rank);
+    let report_done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let mut first_failure: Option<(usize, std::process::ExitStatus)> = None;
+        let mut stopping: Option<Stopping> = None;
+        let mut timed_out = false;
+        let mut published: Option<JobFailure> = None;
+        let mut reporting = false;
+        let mut interrupted = None;
+        let fail_at = |stopping: &mut Option<Stopping>| {
             stopping.get_or_insert(Stopping {
-                since: Instant::now(),
-                termed: true,
+                since: Instant::now() + a.grace,
+                termed: false,
                 killed: false,
             });
-        }
-        // Of the ranks seen ending in one look, one killed by a signal is taken as the
-        // first failure (the others most likely failed because of it).
-        let mut ended: Vec<(usize, std::process::ExitStatus)> = Vec::new();
-        for r in ranks.iter_mut() {
-            if r.poll() {
-                let (status, _) = r.status.expect("just seen");
-                if !status.success() && !r.stopped {
-                    ended.push((r.rank, status));
+        };
+        while ranks.iter().any(|r| r.status.is_none()) {
+            if let Some(sig) = procs::take_signal() {
+                eprintln!(
+                    "nccl-run: {} received, forwarding to every rank",
+                    procs::signal_name(sig)
+                );
+                for r in ranks.iter_mut() {
+                    r.stopped = true;
+                    r.signal(sig);
+                }
+                interrupted = Some(sig);
+                stopping.get_or_insert(Stopping {
+                    since: Instant::now(),
+                    termed: true,
+                    killed: false,
+                });
+            }
+            // Of the ranks seen ending in one look, one killed by a signal is taken as
+            // the first failure (the others most likely failed because of it).
+            let mut seen: Vec<(usize, std::process::ExitStatus)> = Vec::new();
+            for r in ranks.iter_mut() {
+                if r.poll() {
+                    ended[r.rank - first_rank].store(true, Ordering::Release);
+                    let (status, _) = r.status.expect("just seen");
+                    if !status.success() && !r.stopped {
+                        seen.push((r.rank, status));
+                    }
                 }
             }
-        }
-        ended.sort_by_key(|(_, s)| s.code().is_some());
-        if first_failure.is_none() {
-            if let Some(&(rank, status)) = ended.first() {
-                {
+            seen.sort_by_key(|(_, s)| s.code().is_some());
+            if first_failure.is_none() {
+                if let Some(&(rank, status)) = seen.first() {
                     first_failure = Some((rank, status));
                     eprintln!(
                         "nccl-run: rank {} {} after {:.1} s; stopping the others in {:.1} s",
@@ -208,70 +229,93 @@ fn supervise(a: &args::Args, ranks: &mut [Rank], store: &TcpStore, start: Instan
                         start.elapsed().as_secs_f64(),
                         a.grace.as_secs_f64()
                     );
-                    stopping.get_or_insert(Stopping {
-                        since: Instant::now() + a.grace,
+                    fail_at(&mut stopping);
+                }
+            }
+            if published.is_none() {
+                if let Ok(Some(bytes)) = store.get(FAILED_KEY) {
+                    published = announce(&bytes);
+                    if let Some(f) = published.clone() {
+                        fail_at(&mut stopping);
+                        reporting = true;
+                        let (ended, report_done) = (&ended, &report_done);
+                        scope.spawn(move || {
+                            print_report(store, &f, &|r| {
+                                (f.exited && r == f.rank)
+                                    || r.checked_sub(first_rank)
+                                        .and_then(|i| ended.get(i))
+                                        .is_some_and(|e| e.load(Ordering::Acquire))
+                            });
+                            report_done.store(true, Ordering::Release);
+                        });
+                    }
+                }
+            }
+            if let Some(limit) = a.timeout {
+                if !timed_out && start.elapsed() > limit {
+                    timed_out = true;
+                    eprintln!(
+                        "nccl-run: --timeout {:.1} s reached, stopping every rank",
+                        limit.as_secs_f64()
+                    );
+                    stopping = Some(Stopping {
+                        since: Instant::now(),
                         termed: false,
                         killed: false,
                     });
                 }
             }
+            // The report's records come from the ranks still running: they are
+            // stopped once it has them (or gave up waiting), unless it is the timeout.
+            let report_ready = !reporting || report_done.load(Ordering::Acquire);
+            if let Some(s) = &mut stopping {
+                let now = Instant::now();
+                if now >= s.since && !s.termed && (report_ready || timed_out) {
+                    s.termed = true;
+                    s.since = now;
+                    for r in ranks.iter_mut().filter(|r| r.status.is_none()) {
+                        r.stopped = true;
+                        r.signal(libc::SIGTERM);
+                    }
+                }
+                if s.termed && now >= s.since + KILL_AFTER && !s.killed {
+                    s.killed = true;
+                    for r in ranks.iter_mut().filter(|r| r.status.is_none()) {
+                        r.stopped = true;
+                        r.signal(libc::SIGKILL);
+                    }
+                }
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
+        // The key may have been set just before the last rank ended.
         if published.is_none() {
             if let Ok(Some(bytes)) = store.get(FAILED_KEY) {
-                published = report_failure(store, &bytes);
-            }
-        }
-        if let Some(limit) = a.timeout {
-            if !timed_out && start.elapsed() > limit {
-                timed_out = true;
-                eprintln!(
-                    "nccl-run: --timeout {:.1} s reached, stopping every rank",
-                    limit.as_secs_f64()
-                );
-                stopping = Some(Stopping {
-                    since: Instant::now(),
-                    termed: false,
-                    killed: false,
-                });
-            }
-        }
-        if let Some(s) = &mut stopping {
-            let now = Instant::now();
-            if now >= s.since && !s.termed {
-                s.termed = true;
-                for r in ranks.iter_mut().filter(|r| r.status.is_none()) {
-                    r.stopped = true;
-                    r.signal(libc::SIGTERM);
-                }
-            }
-            if now >= s.since + KILL_AFTER && !s.killed {
-                s.killed = true;
-                for r in ranks.iter_mut().filter(|r| r.status.is_none()) {
-                    r.stopped = true;
-                    r.signal(libc::SIGKILL);
+                published = announce(&bytes);
+                if let Some(f) = &published {
+                    print_report(store, f, &|_| true);
                 }
             }
         }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // The key may have been set just before the last rank ended.
-    if published.is_none() {
-        if let Ok(Some(bytes)) = store.get(FAILED_KEY) {
-            published = report_failure(store, &bytes);
+        // Background children of the ranks go with the job; their output is
+        // relayed until then.
+        let deadline = Instant::now() + Duration::from_millis(500);
+        for r in ranks.iter_mut() {
+            r.finish(deadline);
         }
-    }
-    summary(
-        ranks,
-        published,
-        first_failure,
-        timed_out,
-        interrupted,
-        start,
-    )
+        summary(
+            ranks,
+            published,
+            first_failure,
+            timed_out,
+            interrupted,
+            start,
+        )
+    })
 }
 
-/// Prints the first failure and the merged hang report of the ranks' flight records.
-fn report_failure(store: &TcpStore, bytes: &[u8]) -> Option<JobFailure> {
+/// Prints the first failure published (at once, when it is seen).
+fn announce(bytes: &[u8]) -> Option<JobFailure> {
     let failure = match JobFailure::parse(bytes) {
         Ok(f) => f,
         Err(e) => {
@@ -289,11 +333,17 @@ fn report_failure(store: &TcpStore, bytes: &[u8]) -> Option<JobFailure> {
             failure.rank, failure.pid, failure.group, failure.reason
         ),
     }
-    let report = JobReport::read(store, &failure.prefix, failure.size, DUMP_WAIT);
+    Some(failure)
+}
+
+/// The merged hang report of the ranks' flight records: waits at most
+/// [`DUMP_WAIT`] for the records of the ranks that are not `gone`.
+fn print_report(store: &TcpStore, failure: &JobFailure, gone: &dyn Fn(usize) -> bool) {
+    let report =
+        JobReport::read_waiting_for_live(store, &failure.prefix, failure.size, DUMP_WAIT, gone);
     for l in report.lines {
         eprintln!("nccl-run: hang report: {l}");
     }
-    Some(failure)
 }
 
 /// The summary line; returns the exit code.
@@ -341,6 +391,20 @@ fn summary(
             cause.unwrap_or_default(),
         );
         return procs::exit_code(status);
+    }
+    if let Some(f) = published.filter(|_| !timed_out && interrupted.is_none()) {
+        // Every rank was stopped by nccl-run after a failure was published.
+        let by = match f.cause {
+            Some(c) if c != f.rank => format!(", as rank {} reported", f.rank),
+            _ => String::new(),
+        };
+        eprintln!(
+            "nccl-run: {n} ranks, {secs:.1} s: rank {}{by} failed first ({}); the others \
+             were stopped by nccl-run",
+            f.origin(),
+            f.reason
+        );
+        return 1;
     }
     if timed_out {
         eprintln!("nccl-run: {n} ranks, {secs:.1} s: stopped by --timeout");

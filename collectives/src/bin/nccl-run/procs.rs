@@ -1,6 +1,6 @@
-//! nccl-run's processes: starting each rank in a process group of its own, tagging
-//! its output, forwarding SIGINT/SIGTERM, stopping ranks, and describing how each
-//! ended.
+//! nccl-run's processes: starting each rank in a process group of its own (killed
+//! when nccl-run dies), tagging its output, forwarding SIGINT/SIGTERM/SIGHUP,
+//! stopping ranks and what they left behind, and describing how each ended.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -9,16 +9,16 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-/// The last SIGINT or SIGTERM received (0: none since the last look).
+/// The last SIGINT, SIGTERM or SIGHUP received (0: none since the last look).
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
 extern "C" fn on_signal(sig: libc::c_int) {
     SIGNAL.store(sig, Ordering::SeqCst);
 }
 
-/// Catches SIGINT and SIGTERM (to forward them to the ranks).
+/// Catches SIGINT, SIGTERM and SIGHUP (to forward them to the ranks).
 pub fn catch_signals() {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         let handler = on_signal as extern "C" fn(libc::c_int);
         // SAFETY: installs a handler that only stores into an atomic, which is
         // async-signal-safe.
@@ -62,7 +62,8 @@ pub struct Rank {
 
 impl Rank {
     /// Starts `program` as `rank` with `env`, in a process group of its own (so that
-    /// a terminal's Ctrl-C reaches nccl-run alone, which forwards it once).
+    /// a terminal's Ctrl-C reaches nccl-run alone, which forwards it once), killed by
+    /// the kernel when nccl-run dies (`PR_SET_PDEATHSIG`), even by SIGKILL.
     pub fn spawn(
         program: &[String],
         rank: usize,
@@ -71,6 +72,23 @@ impl Rank {
     ) -> Result<Rank, String> {
         let mut cmd = Command::new(&program[0]);
         cmd.args(&program[1..]).process_group(0);
+        // SAFETY: getpid has no memory effects.
+        let launcher = unsafe { libc::getpid() };
+        // SAFETY: the closure runs in the child between fork and exec and calls only
+        // async-signal-safe functions (prctl, getppid, _exit), touching no memory
+        // of the parent.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // nccl-run may have died before the prctl: then nobody would kill it.
+                if libc::getppid() != launcher {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -112,7 +130,9 @@ impl Rank {
         }
     }
 
-    /// Looks whether the process ended; `true` the first time it is seen ended.
+    /// Looks whether the process ended (reaps it); `true` the first time it is seen
+    /// ended. Never waits for its output: a background child of the rank may hold
+    /// the pipes open ([`Rank::finish`] deals with them).
     pub fn poll(&mut self) -> bool {
         if self.status.is_some() {
             return false;
@@ -120,12 +140,31 @@ impl Rank {
         match self.child.try_wait() {
             Ok(Some(status)) => {
                 self.status = Some((status, Instant::now()));
-                for p in self.pipes.drain(..) {
-                    let _ = p.join();
-                }
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Once the rank has ended and the job is over: kills what is left of its
+    /// process group (background children it started), then waits for its output
+    /// relays until `deadline` (a relay still held open after it is left running).
+    pub fn finish(&mut self, deadline: Instant) {
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            // SAFETY: kill has no memory effects. The group id is the rank's pid,
+            // which the kernel does not hand out again while the group has members;
+            // with none left this fails with ESRCH.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+        while self.pipes.iter().any(|p| !p.is_finished()) && Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        for p in self.pipes.drain(..) {
+            if p.is_finished() {
+                let _ = p.join();
+            }
         }
     }
 

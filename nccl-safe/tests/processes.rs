@@ -29,7 +29,28 @@ struct Rank {
 }
 
 fn spawn(scenario: &str, rank: usize, size: usize, id: &UniqueId, device: usize) -> Rank {
-    let child = Command::new(std::env::current_exe().unwrap())
+    spawn_with(None, scenario, rank, size, id, device)
+}
+
+/// As [`spawn`], the child started by `wrapper` (e.g. `unshare ...`) when given.
+fn spawn_with(
+    wrapper: Option<&[&str]>,
+    scenario: &str,
+    rank: usize,
+    size: usize,
+    id: &UniqueId,
+    device: usize,
+) -> Rank {
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = match wrapper {
+        Some(w) => {
+            let mut c = Command::new(w[0]);
+            c.args(&w[1..]).arg(&exe);
+            c
+        }
+        None => Command::new(&exe),
+    };
+    let child = cmd
         .args([
             "--ignored",
             "--exact",
@@ -277,6 +298,17 @@ fn child() {
                 .unwrap_err();
             println!("@@ {e}");
             comm.abort_handle().unwrap().abort().unwrap();
+        }
+        "sum" => {
+            let comm = init(&Config::new()).unwrap();
+            let mut x = DeviceBuffer::from_slice(&s, &[rank as f32 + 1.0; 4]).unwrap();
+            comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+            println!(
+                "@@ sum {:?} pid {}",
+                x.to_vec(&s).unwrap(),
+                std::process::id()
+            );
+            comm.close().unwrap();
         }
         "many" => {
             let comm = init(&Config::new()).unwrap();
@@ -632,4 +664,59 @@ fn a_thousand_async_all_reduces_on_four_processes_leak_no_descriptor_or_mapping(
         assert_eq!(nums[0], nums[1], "rank {rank}: descriptors grew: {l}");
         assert_eq!(nums[2], nums[3], "rank {rank}: mappings grew: {l}");
     }
+}
+
+/// `unshare` giving each child its own user and pid namespace (and /proc), as
+/// containers of one pod that share the network namespace have.
+const OWN_PID_NAMESPACE: &[&str] = &["unshare", "-Urpf", "--mount-proc", "--kill-child"];
+
+fn pid_namespaces_available() -> bool {
+    let ok = Command::new(OWN_PID_NAMESPACE[0])
+        .args(&OWN_PID_NAMESPACE[1..])
+        .arg("true")
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        ok || std::env::var_os("NCCL_RS_NO_USER_NAMESPACES").is_some(),
+        "`unshare -Urpf --mount-proc true` failed: this machine refuses user namespaces; \
+         set NCCL_RS_NO_USER_NAMESPACES=1 to skip the pid-namespace tests (the locality \
+         decision is still covered by the sim's unit tests)"
+    );
+    ok
+}
+
+/// Issue 18 item 3: ranks in different pid namespaces (both pid 1) tell their own
+/// memory from the peer's, and see each other die.
+#[test]
+fn ranks_in_separate_pid_namespaces_reduce_right_and_see_a_death() {
+    if !pid_namespaces_available() {
+        eprintln!("skipped: no user namespaces here");
+        return;
+    }
+    let id = UniqueId::random();
+    let ranks: Vec<Rank> = (0..2)
+        .map(|r| spawn_with(Some(OWN_PID_NAMESPACE), "sum", r, 2, &id, r))
+        .collect();
+    for r in ranks {
+        let (rank, ok, lines) = finish(r);
+        assert!(ok, "rank {rank}: {lines:?}");
+        assert_eq!(one(&lines), "sum [3.0, 3.0, 3.0, 3.0] pid 1", "rank {rank}");
+    }
+    // A death across namespaces: rank 1 is killed while rank 0 waits for it.
+    let id = UniqueId::random();
+    let survivor = spawn_with(Some(OWN_PID_NAMESPACE), "kill", 0, 2, &id, 0);
+    let mut victim = spawn_with(Some(OWN_PID_NAMESPACE), "kill", 1, 2, &id, 1);
+    let _ = read_until(&mut victim, "@@ ready");
+    std::thread::sleep(Duration::from_millis(300));
+    victim.child.kill().unwrap(); // kills unshare, whose child (pid 1 there) goes with it
+    let killed_at = now_ms();
+    victim.child.wait().unwrap();
+    let (_, ok, lines) = finish(survivor);
+    assert!(ok, "{lines:?}");
+    let at = lines.iter().find_map(|l| l.strip_prefix("at ")).unwrap();
+    let (ms, text) = at.split_once(' ').unwrap();
+    assert!(text.contains("rank 1 (pid 1) died"), "{text}");
+    let after = ms.parse::<u128>().unwrap().saturating_sub(killed_at);
+    eprintln!("the survivor learned of the kill across namespaces {after} ms after it");
+    assert!(after < 2000, "{after} ms");
 }

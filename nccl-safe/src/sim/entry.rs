@@ -18,9 +18,10 @@ pub(super) enum Part {
     Recv { from: usize, n: u64 },
 }
 
-/// A stream's identity across processes: pid, device, index.
+/// A stream's identity across processes: its process's nonce (not the pid, which
+/// processes of different pid namespaces may share), device, index.
 pub(super) fn stream_id(stream: &SimStream) -> u64 {
-    u64::from(super::os::pid()) << 32
+    (super::os::process_nonce() as u32 as u64) << 32
         | (stream.device.ordinal as u64 & 0xff) << 24
         | (stream.index() & 0xff_ffff)
 }

@@ -10,9 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::SimStream;
 use super::entry::{Part, issued, same, stream_id, write_entry};
 use super::live::Live;
-use super::segment::{
-    ABORTED, ALIVE, ARRIVED, EMPTY, FAILED, P2P_SLOTS, REGISTERED, SLOTS, SpinGuard,
-};
+use super::segment::{ABORTED, ALIVE, ARRIVED, EMPTY, FAILED, P2P_SLOTS, REGISTERED, SLOTS};
 use super::task::{fail_entry, run};
 use crate::comm::op::{Kind, LaunchOp};
 use crate::{Error, Result};
@@ -154,7 +152,7 @@ fn register(live: &Live, part: Part, op: &LaunchOp, sid: u64, grouped: bool) -> 
             let (head, entry) = live.seg.slot(seq);
             loop {
                 {
-                    let _g = SpinGuard::lock(&head.lock);
+                    let _g = live.spin_lock(&head.lock);
                     let cur = head.seq.load(Ordering::Acquire);
                     if cur == 0 || cur == seq + 1 {
                         head.seq.store(seq + 1, Ordering::Release);
@@ -191,7 +189,7 @@ fn register(live: &Live, part: Part, op: &LaunchOp, sid: u64, grouped: bool) -> 
             let slot = live.seg.p2p(from, to, n);
             loop {
                 {
-                    let _g = SpinGuard::lock(&slot.lock);
+                    let _g = live.spin_lock(&slot.lock);
                     let cur = slot.seq.load(Ordering::Acquire);
                     if cur == 0 || cur == n + 1 {
                         slot.seq.store(n + 1, Ordering::Release);

@@ -3,13 +3,16 @@
 //! protocol. `comm.rs` (lifecycle) and `launch.rs` (operations) build on it.
 
 use std::collections::HashMap;
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use super::memory::Arena;
 use super::rendezvous::{Joined, Member};
-use super::segment::{ABORTED, DEAD, DESTROYED, EMPTY, REGISTERED, Segment, SpinGuard, SplitEntry};
+use super::segment::{
+    ABORTED, ALIVE, DEAD, DESTROYED, EMPTY, REGISTERED, Segment, SpinGuard, SplitEntry,
+};
 use super::{SimDevice, os};
 use crate::sync::lock;
 use crate::{Error, Result};
@@ -32,12 +35,19 @@ impl PeerArena {
     }
 }
 
-type MapKey = (u32, u64, u32);
+/// A peer process's device: its process nonce and the device's ordinal.
+type MapKey = (u64, u32);
 
 /// Other processes' arenas mapped here, shared by every communicator that needs them.
 fn mapped_arenas() -> &'static Mutex<HashMap<MapKey, Weak<Arena>>> {
     static M: OnceLock<Mutex<HashMap<MapKey, Weak<Arena>>>> = OnceLock::new();
     M.get_or_init(Default::default)
+}
+
+/// Whether `m` is a rank of this process: decided by the process nonce, never by
+/// the pid (processes of different pid namespaces may share one).
+fn is_local(m: &Member) -> bool {
+    m.nonce == os::process_nonce()
 }
 
 /// A joined communicator: the shared segment, every rank's memory, this rank's
@@ -47,6 +57,8 @@ pub(crate) struct Live {
     pub rank: usize,
     pub members: Vec<Member>,
     pub arenas: Vec<PeerArena>,
+    /// Every rank's lifeline: hangs up when that rank's process dies.
+    lifelines: Vec<std::os::fd::OwnedFd>,
     pub device: Arc<SimDevice>,
     /// A number naming this communicator, the same on every rank (for the
     /// launch-order rule).
@@ -62,15 +74,14 @@ pub(crate) struct Live {
 
 impl Live {
     pub(super) fn new(joined: Joined, rank: usize, device: &Arc<SimDevice>) -> Result<Live> {
-        let me = os::pid();
         let platform = super::platform()?;
         let mut arenas = Vec::with_capacity(joined.members.len());
         for (m, fd) in joined.members.iter().zip(joined.arenas) {
-            if m.pid == me {
+            if is_local(m) {
                 arenas.push(PeerArena::Local(platform.device(m.device as usize)?));
                 continue;
             }
-            let key = (m.pid, m.start_time, m.device);
+            let key = (m.nonce, m.device);
             let mut cache = lock(mapped_arenas());
             cache.retain(|_, w| w.strong_count() > 0);
             let arena = match cache.get(&key).and_then(Weak::upgrade) {
@@ -89,6 +100,7 @@ impl Live {
             rank,
             members: joined.members,
             arenas,
+            lifelines: joined.lifelines,
             device: device.clone(),
             id,
             coll_seq: AtomicU64::new(0),
@@ -190,15 +202,55 @@ impl Live {
         if last.elapsed() >= super::segment::LIVENESS_TICK {
             *last = Instant::now();
             drop(last);
-            self.seg.check_alive(ranks);
+            self.check_alive(ranks);
         }
+    }
+
+    /// Marks the ranks among `ranks` whose process has died as `DEAD` (and rings):
+    /// their lifeline hung up. Ranks of this process, and ranks that destroyed or
+    /// aborted their communicator (they may exit: reported as what they did), are
+    /// not looked at.
+    pub fn check_alive(&self, ranks: impl Iterator<Item = usize>) {
+        for r in ranks {
+            let info = self.seg.rank(r);
+            if is_local(&self.members[r]) || info.state.load(Ordering::Acquire) != ALIVE {
+                continue;
+            }
+            if self
+                .lifelines
+                .get(r)
+                .is_some_and(|l| os::hung_up(l.as_raw_fd()))
+            {
+                info.state.store(DEAD, Ordering::Release);
+                self.seg.ring();
+            }
+        }
+    }
+
+    /// Whether rank `r`'s process has died (its lifeline hung up).
+    fn process_dead(&self, r: usize) -> bool {
+        !is_local(&self.members[r])
+            && self
+                .lifelines
+                .get(r)
+                .is_some_and(|l| os::hung_up(l.as_raw_fd()))
+    }
+
+    /// Takes a spin lock of the segment as this rank; a holder whose process died is
+    /// overtaken.
+    pub fn spin_lock<'a>(&self, word: &'a std::sync::atomic::AtomicU32) -> SpinGuard<'a> {
+        let n = self.size();
+        SpinGuard::lock(word, self.rank as u32 + 1, |holder| {
+            let r = holder as usize - 1;
+            r < n && self.process_dead(r)
+        })
     }
 
     /// A failure of a peer that makes this communicator unusable (NCCL's remote
     /// error), if any.
     pub(super) fn remote_failure(&self) -> Option<Error> {
         let peers = || (0..self.size()).filter(|&r| r != self.rank);
-        self.seg.check_alive(peers());
+        self.check_alive(peers());
         let failed = peers().filter(|&r| {
             matches!(
                 self.seg.rank(r).state.load(Ordering::Acquire),
@@ -246,7 +298,7 @@ impl Live {
         loop {
             let seen = self.seg.bell();
             {
-                let _g = SpinGuard::lock(&head.lock);
+                let _g = self.spin_lock(&head.lock);
                 let cur = head.seq.load(Ordering::Acquire);
                 if cur == 0 || cur == seq + 1 {
                     head.seq.store(seq + 1, Ordering::Release);

@@ -11,6 +11,7 @@ use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
+use std::sync::OnceLock;
 use std::sync::atomic::AtomicU32;
 use std::time::Duration;
 
@@ -157,6 +158,66 @@ pub(crate) fn poll_readable(fd: RawFd, timeout: Duration) -> bool {
 /// This process's id.
 pub(crate) fn pid() -> u32 {
     std::process::id()
+}
+
+/// A random number naming this process, the same for its whole life and (with
+/// overwhelming likelihood) different from every other process's: unlike a pid, it
+/// tells processes of different pid namespaces apart (both may be pid 1) and is
+/// never reused.
+pub(crate) fn process_nonce() -> u64 {
+    static NONCE: OnceLock<u64> = OnceLock::new();
+    *NONCE.get_or_init(|| {
+        let mut b = [0u8; 8];
+        let from_kernel = std::fs::File::open("/dev/urandom")
+            .and_then(|mut f| io::Read::read_exact(&mut f, &mut b))
+            .is_ok();
+        let n = u64::from_le_bytes(b);
+        if from_kernel && n != 0 {
+            return n;
+        }
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u32(pid());
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        h.finish() | 1
+    })
+}
+
+/// This process's lifeline: the read end of a pipe whose write end only this
+/// process holds, for its whole life (close-on-exec, so programs it starts do not
+/// hold it). Peers that receive the read end see it hang up when this process dies,
+/// whatever pid namespace either is in.
+pub(crate) fn lifeline() -> io::Result<RawFd> {
+    static LIFELINE: OnceLock<(OwnedFd, OwnedFd)> = OnceLock::new();
+    if let Some((read, _)) = LIFELINE.get() {
+        return Ok(read.as_raw_fd());
+    }
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: pipe2 writes two descriptors into the array it is given.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned by nothing else.
+    let pair = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // A racing thread's pair is dropped (closed) here; the one kept lives forever.
+    let (read, _) = LIFELINE.get_or_init(|| pair);
+    Ok(read.as_raw_fd())
+}
+
+/// Whether every writer of the pipe `fd` reads from has gone (its process died).
+pub(crate) fn hung_up(fd: RawFd) -> bool {
+    let mut p = libc::pollfd {
+        fd,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd; a zero timeout never blocks.
+    let n = unsafe { libc::poll(&mut p, 1, 0) };
+    n > 0 && p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
 }
 
 /// The real user id of this process.
@@ -307,26 +368,6 @@ pub(crate) fn recv_with_fds(
     Ok((data, fds))
 }
 
-/// The start time of process `pid` (clock ticks since boot) and whether it is still
-/// running (not a zombie), from `/proc/<pid>/stat`; `None` when there is no such
-/// process.
-pub(crate) fn process_state(pid: u32) -> Option<(u64, bool)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may contain spaces: split after it.
-    let rest = &text[text.rfind(')')? + 1..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // Field 3 is the state, field 22 the start time (1-based, counting pid and comm).
-    let state = fields.first()?;
-    let start: u64 = fields.get(19)?.parse().ok()?;
-    Some((start, !matches!(*state, "Z" | "X" | "x")))
-}
-
-/// Whether the process `pid` that started at `start` is still running (a reused pid
-/// does not count).
-pub(crate) fn process_alive(pid: u32, start: u64) -> bool {
-    matches!(process_state(pid), Some((s, true)) if s == start)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,15 +406,22 @@ mod tests {
     }
 
     #[test]
-    fn this_process_is_alive_and_a_bogus_one_is_not() {
-        let (start, running) = process_state(pid()).unwrap();
-        assert!(running);
-        assert!(process_alive(pid(), start));
-        assert!(
-            !process_alive(pid(), start + 1),
-            "another start time is another process"
-        );
-        assert!(process_state(u32::MAX - 1).is_none());
+    fn a_lifeline_hangs_up_when_its_writers_are_gone_and_the_nonce_stays() {
+        let mut fds = [0 as RawFd; 2];
+        // SAFETY: pipe2 writes two new descriptors into the array.
+        assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+        // SAFETY: both were just created and are owned here only.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        assert!(!hung_up(read.as_raw_fd()), "a writer is alive");
+        drop(write);
+        assert!(hung_up(read.as_raw_fd()), "the last writer is gone");
+        // This process's own lifeline does not hang up while it lives.
+        let mine = lifeline().unwrap();
+        assert_eq!(lifeline().unwrap(), mine, "one lifeline per process");
+        assert!(!hung_up(mine));
+        let n = process_nonce();
+        assert_ne!(n, 0);
+        assert_eq!(process_nonce(), n);
     }
 
     #[test]

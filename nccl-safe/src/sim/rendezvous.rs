@@ -10,11 +10,13 @@
 //!   single-use, as NCCL's are).
 //! - Only the same user can join: both sides check the other's credentials
 //!   (`SO_PEERCRED`).
-//! - A joiner sends its rank, the world size, its device, its pid and its device's
-//!   memory (a descriptor). The root checks the world size, duplicate ranks and two
+//! - A joiner sends its rank, the world size, its device, its pid, its process's
+//!   random nonce (which tells ranks of one process from those of others, whatever
+//!   pid namespaces they are in), its device's memory and its process's lifeline
+//!   (descriptors; the lifeline hangs up when the process dies). The root checks the world size, duplicate ranks and two
 //!   ranks on one device, naming both sides; it tells every joiner which ranks are in
 //!   so far; when all are, it makes the communicator's control segment and sends it,
-//!   with every rank's device memory, to every rank.
+//!   with every rank's device memory and lifeline, to every rank.
 //!
 //! Past 600 lines with its tests only.
 
@@ -40,12 +42,16 @@ const ACK: u8 = 1;
 const REFUSED: u8 = 2;
 const STATUS: u8 = 3;
 const COMPLETE: u8 = 4;
+/// Every rank's lifeline, in rank order, just before `COMPLETE`.
+const LIFELINES: u8 = 5;
 
 /// What every rank learns about every other when the rendezvous completes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Member {
+    /// Its pid, in its own pid namespace (for messages).
     pub pid: u32,
-    pub start_time: u64,
+    /// Its process's nonce: equal to this process's for ranks of this process.
+    pub nonce: u64,
     pub device: u32,
 }
 
@@ -54,6 +60,8 @@ pub(super) struct Joined {
     pub segment: Segment,
     pub members: Vec<Member>,
     pub arenas: Vec<OwnedFd>,
+    /// Every rank's lifeline (hangs up when its process dies).
+    pub lifelines: Vec<OwnedFd>,
 }
 
 fn digest(id: &[u8; 128]) -> String {
@@ -91,7 +99,7 @@ struct Hello {
     size: u32,
     device: u32,
     pid: u32,
-    start_time: u64,
+    nonce: u64,
 }
 
 impl Hello {
@@ -102,7 +110,7 @@ impl Hello {
         b[12..16].copy_from_slice(&self.size.to_le_bytes());
         b[16..20].copy_from_slice(&self.device.to_le_bytes());
         b[20..24].copy_from_slice(&self.pid.to_le_bytes());
-        b[24..32].copy_from_slice(&self.start_time.to_le_bytes());
+        b[24..32].copy_from_slice(&self.nonce.to_le_bytes());
         b
     }
 
@@ -116,7 +124,7 @@ impl Hello {
             size: u32_at(12),
             device: u32_at(16),
             pid: u32_at(20),
-            start_time: u64::from_le_bytes(b[24..32].try_into().ok()?),
+            nonce: u64::from_le_bytes(b[24..32].try_into().ok()?),
         })
     }
 }
@@ -199,16 +207,20 @@ impl Join {
                 ),
             });
         }
-        let (start_time, _) = os::process_state(os::pid()).unwrap_or((0, true));
         let hello = Hello {
             rank: rank as u32,
             size: size as u32,
             device: device as u32,
             pid: os::pid(),
-            start_time,
+            nonce: os::process_nonce(),
         };
-        os::send_with_fds(&stream, &hello.encode(), &[arena.fd().as_raw_fd()])
-            .map_err(|e| io_err("communicator init", e))?;
+        let lifeline = os::lifeline().map_err(|e| io_err("communicator init (lifeline)", e))?;
+        os::send_with_fds(
+            &stream,
+            &hello.encode(),
+            &[arena.fd().as_raw_fd(), lifeline],
+        )
+        .map_err(|e| io_err("communicator init", e))?;
         // The root's answer (accepted or refused) is read in the background like the
         // rest: a root whose process is stopped must not hold up a non-blocking init.
         let state = Arc::new((
@@ -341,8 +353,10 @@ fn listen(stream: UnixStream, size: usize, state: Arc<(Mutex<Phase>, Condvar)>) 
             if let Phase::Waiting { accepted, .. } = &mut *lock(&state.0) {
                 *accepted = true;
             }
+            let mut lifelines = Vec::new();
             loop {
                 match read_msg(&stream) {
+                    Ok((LIFELINES, _, fds)) => lifelines = fds,
                     Ok((STATUS, body, _)) => {
                         let (joined, left) = decode_status(&body);
                         if let Phase::Waiting {
@@ -354,7 +368,9 @@ fn listen(stream: UnixStream, size: usize, state: Arc<(Mutex<Phase>, Condvar)>) 
                         }
                         state.1.notify_all();
                     }
-                    Ok((COMPLETE, body, mut fds)) => break complete(size, &body, &mut fds),
+                    Ok((COMPLETE, body, mut fds)) => {
+                        break complete(size, &body, &mut fds, lifelines);
+                    }
                     Ok((kind, ..)) => {
                         break Err(Error::Sim {
                             op: "communicator init",
@@ -434,13 +450,20 @@ fn decode_status(body: &[u8]) -> (Vec<usize>, Vec<usize>) {
     (ranks[..n].to_vec(), ranks[n..].to_vec())
 }
 
-fn complete(size: usize, body: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Joined> {
-    if fds.len() != size + 1 || body.len() != size * 16 {
+fn complete(
+    size: usize,
+    body: &[u8],
+    fds: &mut Vec<OwnedFd>,
+    lifelines: Vec<OwnedFd>,
+) -> Result<Joined> {
+    if fds.len() != size + 1 || body.len() != size * 16 || lifelines.len() != size {
         return Err(Error::Sim {
             op: "communicator init",
             reason: format!(
-                "the rendezvous root sent {} descriptors and {} bytes for {size} ranks",
+                "the rendezvous root sent {} descriptors, {} lifelines and {} bytes for \
+                 {size} ranks",
                 fds.len(),
+                lifelines.len(),
                 body.len()
             ),
         });
@@ -450,7 +473,7 @@ fn complete(size: usize, body: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Joined> 
         .map(|c| Member {
             pid: u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
             device: u32::from_le_bytes([c[4], c[5], c[6], c[7]]),
-            start_time: u64::from_le_bytes(c[8..16].try_into().unwrap_or_default()),
+            nonce: u64::from_le_bytes(c[8..16].try_into().unwrap_or_default()),
         })
         .collect();
     let arenas = fds.split_off(1);
@@ -459,6 +482,7 @@ fn complete(size: usize, body: &[u8], fds: &mut Vec<OwnedFd>) -> Result<Joined> 
         segment,
         members,
         arenas,
+        lifelines,
     })
 }
 
@@ -497,7 +521,8 @@ fn connect_or_host(addr: &SocketAddr) -> Result<UnixStream> {
 #[derive(Default)]
 struct Root {
     size: Option<(usize, usize, u32)>,
-    members: BTreeMap<usize, (Hello, OwnedFd, UnixStream)>,
+    /// Each joiner's hello, device memory, connection and lifeline.
+    members: BTreeMap<usize, (Hello, OwnedFd, UnixStream, OwnedFd)>,
     /// Ranks that joined and left again (until they join anew).
     left: std::collections::BTreeSet<usize>,
 }
@@ -561,12 +586,13 @@ impl Root {
             _ => return refuse("only processes of the same user may join".into()),
         }
         let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
-        let (data, mut fds) = match os::recv_with_fds(conn, HELLO_LEN, 1) {
+        let (data, mut fds) = match os::recv_with_fds(conn, HELLO_LEN, 2) {
             Ok(x) => x,
             Err(_) => return None,
         };
         let _ = conn.set_read_timeout(None);
-        let (Some(h), Some(arena)) = (Hello::decode(&data), fds.pop()) else {
+        let (Some(h), Some(lifeline), Some(arena)) = (Hello::decode(&data), fds.pop(), fds.pop())
+        else {
             return refuse("malformed join message".into());
         };
         let (rank, size) = (h.rank as usize, h.size as usize);
@@ -584,17 +610,17 @@ impl Root {
         if size == 0 || rank >= size {
             return refuse(format!("rank {rank} is not below the world size {size}"));
         }
-        if let Some((other, _, _)) = self.members.get(&rank) {
+        if let Some((other, ..)) = self.members.get(&rank) {
             return refuse(format!(
                 "{} and {} both joined this unique id as rank {rank}",
                 who(rank, other.pid),
                 who(rank, h.pid)
             ));
         }
-        if let Some((r, (m, _, _))) = self
+        if let Some((r, (m, ..))) = self
             .members
             .iter()
-            .find(|(_, (m, _, _))| m.device == h.device)
+            .find(|(_, (m, ..))| m.device == h.device)
         {
             return refuse(format!(
                 "{} and {} are both on sim device {} (one rank per device, as NCCL requires \
@@ -607,7 +633,7 @@ impl Root {
         self.size.get_or_insert((size, rank, h.pid));
         let stream = conn.try_clone().ok()?;
         self.left.remove(&rank);
-        self.members.insert(rank, (h, arena, stream));
+        self.members.insert(rank, (h, arena, stream, lifeline));
         Some(rank)
     }
 
@@ -615,7 +641,7 @@ impl Root {
         let joined: Vec<usize> = self.members.keys().copied().collect();
         let left: Vec<usize> = self.left.iter().copied().collect();
         let body = encode_status(&joined, &left);
-        for (_, _, s) in self.members.values() {
+        for (_, _, s, _) in self.members.values() {
             let _ = write_msg(s, STATUS, &body, &[]);
         }
     }
@@ -623,7 +649,7 @@ impl Root {
     fn finish(&mut self) {
         let n = self.members.len();
         let failed = |e: String| {
-            for (_, _, s) in self.members.values() {
+            for (_, _, s, _) in self.members.values() {
                 let _ = write_msg(s, REFUSED, e.as_bytes(), &[]);
             }
         };
@@ -640,18 +666,20 @@ impl Root {
         }
         let mut body = Vec::with_capacity(n * 16);
         let mut fds = vec![segment.fd().as_raw_fd()];
-        for (r, (h, arena, _)) in &self.members {
+        let lifelines: Vec<_> = self.members.values().map(|m| m.3.as_raw_fd()).collect();
+        for (r, (h, arena, ..)) in &self.members {
             let info = segment.rank(*r);
             info.pid.store(h.pid, Ordering::Relaxed);
             info.device.store(h.device, Ordering::Relaxed);
-            info.start_time.store(h.start_time, Ordering::Relaxed);
+            info.nonce.store(h.nonce, Ordering::Relaxed);
             info.state.store(ALIVE, Ordering::Release);
             body.extend_from_slice(&h.pid.to_le_bytes());
             body.extend_from_slice(&h.device.to_le_bytes());
-            body.extend_from_slice(&h.start_time.to_le_bytes());
+            body.extend_from_slice(&h.nonce.to_le_bytes());
             fds.push(arena.as_raw_fd());
         }
-        for (_, _, s) in self.members.values() {
+        for (_, _, s, _) in self.members.values() {
+            let _ = write_msg(s, LIFELINES, &[], &lifelines);
             let _ = write_msg(s, COMPLETE, &body, &fds);
         }
     }
@@ -678,11 +706,11 @@ mod tests {
             size: 4,
             device: 7,
             pid: 99,
-            start_time: 12345,
+            nonce: 12345,
         };
         let d = Hello::decode(&h.encode()).unwrap();
         assert_eq!(
-            (d.rank, d.size, d.device, d.pid, d.start_time),
+            (d.rank, d.size, d.device, d.pid, d.nonce),
             (3, 4, 7, 99, 12345)
         );
         assert!(Hello::decode(&[0u8; HELLO_LEN]).is_none());

@@ -61,7 +61,7 @@ pub(super) struct RankInfo {
     /// Set when this rank aborts after another rank's failure: that rank + 1 (the
     /// root cause, followed along the chain of aborts); 0 when none is known.
     pub cause: AtomicU32,
-    pub start_time: AtomicU64,
+    pub nonce: AtomicU64,
     /// While this rank's stream runs a send that waits for its receiver:
     /// `peer + 1` (0 when none), and the stream it runs on.
     pub blocked_peer: AtomicU64,
@@ -307,33 +307,6 @@ impl Segment {
         os::futex_wait(&h.bell, seen, LIVENESS_TICK);
         h.sleepers.fetch_sub(1, Ordering::SeqCst);
     }
-
-    /// Marks ranks whose process has died as `DEAD` (and rings); returns the first
-    /// dead rank among `ranks` with its pid.
-    pub fn check_alive(&self, ranks: impl Iterator<Item = usize>) -> Option<(usize, u32)> {
-        let me = os::pid();
-        let mut found = None;
-        for r in ranks {
-            let info = self.rank(r);
-            let pid = info.pid.load(Ordering::Relaxed);
-            let state = info.state.load(Ordering::Acquire);
-            if state == DEAD {
-                found.get_or_insert((r, pid));
-                continue;
-            }
-            // A rank that destroyed or aborted its communicator may exit: that is not a
-            // death (it is reported as what it did).
-            if pid == me || pid == 0 || state != ALIVE {
-                continue;
-            }
-            if !os::process_alive(pid, info.start_time.load(Ordering::Relaxed)) {
-                info.state.store(DEAD, Ordering::Release);
-                self.ring();
-                found.get_or_insert((r, pid));
-            }
-        }
-        found
-    }
 }
 
 fn seg_err(e: std::io::Error) -> Error {
@@ -343,13 +316,13 @@ fn seg_err(e: std::io::Error) -> Error {
     }
 }
 
-/// A spin lock in shared memory whose holder may be another process; a holder that
-/// died is detected and its lock taken over.
+/// A spin lock in shared memory whose holder may be another process: the word holds
+/// the holder's id (a rank + 1, never a pid, which processes of different pid
+/// namespaces may share); a holder that `dead` says has died is overtaken.
 pub(super) struct SpinGuard<'a>(&'a AtomicU32);
 
 impl<'a> SpinGuard<'a> {
-    pub fn lock(word: &'a AtomicU32) -> SpinGuard<'a> {
-        let me = os::pid();
+    pub fn lock(word: &'a AtomicU32, me: u32, dead: impl Fn(u32) -> bool) -> SpinGuard<'a> {
         let mut spins = 0u32;
         let started = Instant::now();
         loop {
@@ -365,7 +338,7 @@ impl<'a> SpinGuard<'a> {
                     if holder != 0
                         && holder != me
                         && started.elapsed() > Duration::from_millis(200)
-                        && os::process_state(holder).is_none_or(|(_, running)| !running)
+                        && dead(holder)
                     {
                         // The holder died inside the critical section: take over.
                         let _ =
@@ -476,12 +449,12 @@ mod tests {
     fn the_spin_lock_excludes_and_a_dead_holder_is_overtaken() {
         let word = AtomicU32::new(0);
         {
-            let _g = SpinGuard::lock(&word);
-            assert_ne!(word.load(Ordering::Relaxed), 0);
+            let _g = SpinGuard::lock(&word, 3, |_| false);
+            assert_eq!(word.load(Ordering::Relaxed), 3);
         }
         assert_eq!(word.load(Ordering::Relaxed), 0);
-        word.store(u32::MAX - 3, Ordering::Relaxed); // a pid that does not exist
-        let _g = SpinGuard::lock(&word);
-        assert_eq!(word.load(Ordering::Relaxed), os::pid());
+        word.store(7, Ordering::Relaxed); // held by rank 6, whose process died
+        let _g = SpinGuard::lock(&word, 3, |holder| holder == 7);
+        assert_eq!(word.load(Ordering::Relaxed), 3);
     }
 }

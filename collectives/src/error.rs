@@ -110,6 +110,19 @@ pub enum Error {
         /// What the rule is.
         reason: String,
     },
+    /// A turn of a [`SharedGroup`](crate::SharedGroup) could not be taken: it was
+    /// taken already, or the turns before it did not end within the group's timeout.
+    #[error("turn {turn} of group {group} on rank {rank}: {reason}")]
+    Turn {
+        /// Group name.
+        group: String,
+        /// This rank.
+        rank: usize,
+        /// The turn asked for.
+        turn: u64,
+        /// Why it could not be taken (names the next turn due).
+        reason: String,
+    },
     /// An option is out of range; names it and its value.
     #[error("option {option} = {value} is invalid: {reason}")]
     InvalidOption {
@@ -209,6 +222,7 @@ impl std::fmt::Debug for Error {
             Error::GroupAborted { .. } => "GroupAborted",
             Error::Mismatch { .. } => "Mismatch",
             Error::ConcurrentUse { .. } => "ConcurrentUse",
+            Error::Turn { .. } => "Turn",
             Error::InvalidOption { .. } => "InvalidOption",
             Error::InFlightCap { .. } => "InFlightCap",
             Error::Launch(..) => "Launch",

@@ -23,11 +23,13 @@
 mod connect;
 mod error;
 mod future;
+mod handle;
 pub mod launch;
 mod options;
 mod process_group;
 mod recorder;
 mod report;
+mod shared;
 mod state;
 pub mod store;
 mod timer;
@@ -38,11 +40,13 @@ mod work;
 pub use connect::runtime_connect;
 pub use error::{Error, Result};
 pub use future::{WorkFuture, WorkSetFuture};
+pub use handle::GroupHandle;
 pub use launch::{Launch, LaunchError, Launcher, Overrides, Rendezvous, Source};
 pub use options::{ErrorPolicy, InitWait, Options};
 pub use process_group::ProcessGroup;
 pub use recorder::{Dump, Entry, State};
 pub use report::hang_report;
+pub use shared::{SharedGroup, Turn};
 pub use work::{WaitMode, Work, WorkSet};
 
 pub use nccl_safe;

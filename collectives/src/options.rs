@@ -41,6 +41,7 @@ pub struct Options {
     pub(crate) dump_dir: Option<PathBuf>,
     pub(crate) recorder_capacity: usize,
     pub(crate) propagate_failures: bool,
+    pub(crate) check_call_sites: bool,
 }
 
 /// Builder methods that set one field of [`Options`].
@@ -79,6 +80,7 @@ impl Options {
             dump_dir: std::env::var_os("NCCL_RS_TRACE_DIR").map(PathBuf::from),
             recorder_capacity: 2000,
             propagate_failures: true,
+            check_call_sites: false,
         }
     }
 
@@ -109,6 +111,15 @@ impl Options {
         /// rank's abort through the job's store, and abort when another rank publishes
         /// one or its process dies. Off: each rank waits for its own timeout.
         propagate_failures: bool;
+        /// On the sim driver (default off): check, per sequence number, that every
+        /// rank issued its collective from the same call site (`file:line`), and fail
+        /// it with [`Error::Mismatch`](crate::Error::Mismatch) naming both sites when
+        /// not, even when the two operations look alike. This catches a group whose
+        /// ranks issue from several threads in different orders, which otherwise
+        /// pairs unrelated operations of the same shape. Off by default: a correct
+        /// program may issue one collective from different lines on different ranks.
+        /// NCCL has no such check; on cuda this does nothing.
+        check_call_sites: bool;
     }
 
     /// How many operations may be in flight before a new call waits for room (at most

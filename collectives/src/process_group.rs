@@ -72,6 +72,32 @@ impl OpInfo {
 /// A group of ranks with a communication stream of its own, whose operations return
 /// [`Work`] handles: the calling thread never waits for a peer inside them.
 ///
+/// # One order of operations
+///
+/// Every rank must issue the group's operations in one order: the n-th operation of
+/// each rank is paired with the n-th of every other, whatever each was meant to be.
+/// A `ProcessGroup` is therefore [`Send`] but not [`Sync`]: one thread at a time owns
+/// it, so its order is that thread's program order. Threads that share a group must
+/// agree on an order explicitly, through [`SharedGroup`](crate::SharedGroup), whose
+/// numbered turns every rank takes in the same sequence. (Wrapping it in a `Mutex`
+/// compiles, but a mutex orders threads by who comes first, which differs between
+/// ranks: such a program may pair one thread's operation with another thread's on
+/// the peer. The sim catches that with
+/// [`Options::check_call_sites`](crate::Options::check_call_sites); NCCL cannot.) Two
+/// threads issuing at the same moment, or one issuing while the other's operations
+/// are in flight, are refused with [`Error::ConcurrentUse`](crate::Error::ConcurrentUse).
+/// Other threads that only look at the group, dump it or abort it use a
+/// [`GroupHandle`](crate::GroupHandle) ([`ProcessGroup::handle`]).
+///
+/// ```compile_fail
+/// # use collectives::ProcessGroup;
+/// fn share(pg: &ProcessGroup) {
+///     std::thread::scope(|s| {
+///         s.spawn(|| pg.barrier()); // error: `ProcessGroup` is not `Sync`
+///     });
+/// }
+/// ```
+///
 /// ```
 /// use std::{thread, time::Duration};
 /// use collectives::{Options, ProcessGroup};
@@ -96,6 +122,8 @@ pub struct ProcessGroup {
     pub(crate) inner: Arc<Inner>,
     /// Stops (and joins) the watchdog when the group is dropped.
     _watchdog: Watchdog,
+    /// `Send` but not `Sync`: one thread at a time issues (see the type's docs).
+    _one_thread: std::marker::PhantomData<std::cell::Cell<()>>,
 }
 
 /// The communicator's teardown timeout: how long its teardown waits, and how long its
@@ -185,6 +213,7 @@ impl ProcessGroup {
             },
         )?;
         let inner = Arc::new(Inner {
+            turns: AtomicBool::new(false),
             rank: comm.rank(),
             size: comm.size(),
             device,
@@ -210,6 +239,7 @@ impl ProcessGroup {
         let pg = ProcessGroup {
             inner,
             _watchdog: watchdog,
+            _one_thread: std::marker::PhantomData,
         };
         if pg.inner.options.init_wait == InitWait::Block {
             pg.inner.ensure_ready()?;
@@ -244,7 +274,7 @@ impl ProcessGroup {
     ///
     /// An init error.
     pub fn is_ready(&self) -> Result<bool> {
-        Ok(self.inner.ready.load(Ordering::Acquire) || self.inner.comm.is_ready()?)
+        self.inner.is_ready()
     }
 
     /// Operations issued and not yet seen complete.
@@ -311,7 +341,7 @@ impl ProcessGroup {
             });
         }
         if let Some(last) = &*lock(&inner.last_issuer) {
-            if last.thread != me && inner.in_flight() > 0 {
+            if last.thread != me && !inner.turns.load(Ordering::Acquire) && inner.in_flight() > 0 {
                 return Err(Error::ConcurrentUse {
                     group: inner.options.name.clone(),
                     rank: inner.rank,
@@ -396,7 +426,13 @@ impl ProcessGroup {
             "{op} #{seq} at {call_site} (rank {} of {})",
             inner.rank, inner.options.name
         );
-        let launched = nccl_safe::with_call_label(&label, || enqueue(&inner.comm, &inner.stream));
+        let launched = if inner.options.check_call_sites {
+            nccl_safe::with_checked_call_label(&label, &call_site, || {
+                enqueue(&inner.comm, &inner.stream)
+            })
+        } else {
+            nccl_safe::with_call_label(&label, || enqueue(&inner.comm, &inner.stream))
+        };
         if let Err(e) = launched {
             return Err(match e {
                 // The position was taken (the communicator consumed it): the record

@@ -178,6 +178,9 @@ pub(crate) struct Caller {
 }
 
 pub(crate) struct Inner {
+    /// Set while a [`SharedGroup`](crate::SharedGroup) orders the threads by turns:
+    /// then a switch of threads with work in flight is allowed.
+    pub(crate) turns: std::sync::atomic::AtomicBool,
     pub(crate) options: Options,
     pub(crate) rank: usize,
     pub(crate) size: usize,
@@ -543,6 +546,11 @@ impl Inner {
             &self.device.driver().to_string(),
             reason,
         )
+    }
+
+    /// Whether every rank has joined. Never blocks.
+    pub(crate) fn is_ready(&self) -> Result<bool> {
+        Ok(self.ready.load(Ordering::Acquire) || self.comm.is_ready()?)
     }
 
     pub(crate) fn ensure_ready(&self) -> Result<()> {

@@ -479,7 +479,10 @@ fn group_types_cross_threads() {
     fn assert_send<T: Send>() {}
     fn assert_sync<T: Sync>() {}
     assert_send::<ProcessGroup>();
-    assert_sync::<ProcessGroup>();
+    // Not `Sync` (one order of operations; a compile_fail doctest shows it): threads
+    // share a group through `SharedGroup`.
+    assert_send::<collectives::SharedGroup>();
+    assert_sync::<collectives::SharedGroup>();
     assert_send::<collectives::Work>();
     assert_send::<WorkSet>();
     assert_send::<Error>();

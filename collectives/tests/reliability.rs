@@ -147,22 +147,25 @@ fn under_the_report_policy_a_failed_stream_makes_the_group_refuse_work_saying_wh
 }
 
 #[test]
-fn a_group_used_from_two_threads_at_once_refuses_instead_of_computing_wrong_results() {
-    let pg = Arc::new(single(3, Options::new().name("threads")));
+fn a_group_used_by_a_second_thread_while_the_first_ones_work_is_in_flight_refuses() {
+    // `ProcessGroup` is not `Sync`: sharing it takes a wrapper. A mutex lets a second
+    // thread issue while the first one's operations are in flight: refused.
+    let pg = Arc::new(Mutex::new(single(3, Options::new().name("threads"))));
     let start = Arc::new(Barrier::new(2));
     let refused = Arc::new(Mutex::new(Vec::new()));
     let threads: Vec<_> = (0..2)
         .map(|t| {
             let (pg, start, refused) = (pg.clone(), start.clone(), refused.clone());
             thread::spawn(move || {
-                let s = Stream::new(pg.device()).unwrap();
+                let dev = pg.lock().unwrap().device().clone();
+                let s = Stream::new(&dev).unwrap();
                 let mut bufs: Vec<DeviceBuffer<i64>> = (0..150)
                     .map(|i| DeviceBuffer::from_slice(&s, &[(t * 1000 + i) as i64; 2]).unwrap())
                     .collect();
                 start.wait();
                 let mut works = WorkSet::new();
                 for b in bufs.iter_mut() {
-                    match pg.all_reduce(b, ReduceOp::Sum) {
+                    match pg.lock().unwrap().all_reduce(b, ReduceOp::Sum) {
                         Ok(w) => works.push(w),
                         Err(e) => refused.lock().unwrap().push(e),
                     }
@@ -192,6 +195,127 @@ fn a_group_used_from_two_threads_at_once_refuses_instead_of_computing_wrong_resu
             ),
             other => panic!("{other}"),
         }
+    }
+}
+
+/// Issue 18 item 2, the scenario: on each of two ranks, two threads take turns on one
+/// group, each waiting for its own operation before issuing the next. With a
+/// `SharedGroup` and the same turns on every rank, every value is right.
+#[test]
+fn threads_that_take_numbered_turns_on_a_shared_group_compute_right_values() {
+    let wrong = on_ranks(5, 2, Options::new().name("turns"), |rank, pg| {
+        let shared = Arc::new(collectives::SharedGroup::new(pg));
+        let threads: Vec<_> = (0..2u64)
+            .map(|t| {
+                let shared = shared.clone();
+                thread::spawn(move || {
+                    let dev = shared.turn(t).map(|g| g.device().clone()).unwrap();
+                    let s = Stream::new(&dev).unwrap();
+                    let mut wrong = 0;
+                    for k in 1..300u64 {
+                        let v = (t * 1_000_000 + k * 10 + rank as u64) as i64;
+                        let mut x = DeviceBuffer::from_slice(&s, &[v; 2]).unwrap();
+                        let w = shared
+                            .turn(2 * k + t)
+                            .unwrap()
+                            .all_reduce(&mut x, ReduceOp::Sum)
+                            .unwrap();
+                        w.wait_host(PATIENCE).unwrap();
+                        let want = (2 * (t * 1_000_000 + k * 10) + 1) as i64;
+                        wrong += x.to_vec(&s).unwrap().iter().filter(|&&y| y != want).count();
+                    }
+                    wrong
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .sum::<usize>()
+    });
+    assert_eq!(wrong, vec![0, 0]);
+}
+
+/// Issue 18 item 2: the same scenario through a `Mutex` (which orders threads by who
+/// comes first, differently on each rank). With `check_call_sites`, the sim never
+/// pairs one thread's operation with the other's silently: every operation either
+/// computes the right value or fails with a mismatch naming both call sites.
+#[test]
+fn a_mutex_shared_group_with_checked_call_sites_never_computes_wrong_values_silently() {
+    for round in 0..3 {
+        let options = Options::new()
+            .name("mutex")
+            .check_call_sites(true)
+            .timeout(Duration::from_secs(5));
+        let out = on_ranks(5, 2, options, move |rank, pg| {
+            let pg = Arc::new(Mutex::new(pg));
+            let threads: Vec<_> = (0..2u64)
+                .map(|t| {
+                    let pg = pg.clone();
+                    thread::spawn(move || {
+                        let dev = pg.lock().unwrap().device().clone();
+                        let s = Stream::new(&dev).unwrap();
+                        let (mut right, mut wrong, mut mismatches) = (0, 0, Vec::new());
+                        for k in 1..100u64 {
+                            let v = (t * 1_000_000 + k * 10 + rank as u64) as i64;
+                            let mut x = DeviceBuffer::from_slice(&s, &[v; 2]).unwrap();
+                            // The two threads issue from different lines: the
+                            // blocks differ in their call sites, which is the point.
+                            #[allow(clippy::if_same_then_else)]
+                            let issued = if t == 0 {
+                                pg.lock().unwrap().all_reduce(&mut x, ReduceOp::Sum)
+                            } else {
+                                pg.lock().unwrap().all_reduce(&mut x, ReduceOp::Sum)
+                            };
+                            let done = issued.and_then(|w| w.wait_host(PATIENCE));
+                            match done {
+                                Ok(()) => {
+                                    let want = (2 * (t * 1_000_000 + k * 10) + 1) as i64;
+                                    if x.to_vec(&s).unwrap() == vec![want; 2] {
+                                        right += 1;
+                                    } else {
+                                        wrong += 1;
+                                    }
+                                }
+                                Err(e) => {
+                                    mismatches.push(e.to_string());
+                                    break; // the group is aborted now
+                                }
+                            }
+                        }
+                        (right, wrong, mismatches)
+                    })
+                })
+                .collect();
+            threads
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .collect::<Vec<_>>()
+        });
+        let mut failures = Vec::new();
+        for (rank, per_thread) in out.iter().enumerate() {
+            for (t, (right, wrong, errors)) in per_thread.iter().enumerate() {
+                eprintln!("round {round} rank {rank} thread {t}: {right} right, {wrong} wrong");
+                assert_eq!(
+                    *wrong, 0,
+                    "round {round} rank {rank} thread {t}: {errors:?}"
+                );
+                failures.extend(errors.iter().cloned());
+            }
+        }
+        // What fails is refused (the other thread's work in flight), or a mismatch
+        // naming both call sites, or an abort that follows one.
+        let mismatch = failures.iter().find(|e| e.contains("mismatch"));
+        if let Some(m) = mismatch {
+            assert!(m.matches("reliability.rs:").count() >= 3, "{m}");
+        }
+        for e in &failures {
+            assert!(
+                e.contains("in use by another thread") || mismatch.is_some(),
+                "round {round}: {e}"
+            );
+        }
+        eprintln!("round {round}: {failures:?}");
     }
 }
 
@@ -425,10 +549,10 @@ fn is_ready_never_blocks_while_the_first_operation_of_a_returning_group_waits_fo
     });
     let dev = Device::sim(3).unwrap();
     let options = Options::new().name("late").init_wait(InitWait::Return);
-    let pg = Arc::new(ProcessGroup::new(&dev, 0, 2, &id, options).unwrap());
+    let pg = ProcessGroup::new(&dev, 0, 2, &id, options).unwrap();
+    let pg_handle = pg.handle();
     assert!(!pg.is_ready().unwrap(), "rank 1 has not joined yet");
     let first = {
-        let pg = pg.clone();
         thread::spawn(move || {
             let s = Stream::new(pg.device()).unwrap();
             let mut x = DeviceBuffer::from_slice(&s, &[1i32; 8]).unwrap();
@@ -443,7 +567,7 @@ fn is_ready_never_blocks_while_the_first_operation_of_a_returning_group_waits_fo
     thread::sleep(Duration::from_millis(100)); // the first operation now waits
     let start = Instant::now();
     for _ in 0..100 {
-        assert!(!pg.is_ready().unwrap());
+        assert!(!pg_handle.is_ready().unwrap());
     }
     let took = start.elapsed();
     assert!(
@@ -456,5 +580,5 @@ fn is_ready_never_blocks_while_the_first_operation_of_a_returning_group_waits_fo
     );
     assert_eq!(first.join().unwrap(), vec![3; 8]);
     assert_eq!(late.join().unwrap(), vec![3; 8]);
-    assert!(pg.is_ready().unwrap());
+    assert!(pg_handle.is_ready().unwrap());
 }

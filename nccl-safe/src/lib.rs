@@ -50,6 +50,7 @@ mod version;
 
 pub use comm::{
     AbortHandle, Communicator, Config, Group, ReduceOp, UniqueId, group, with_call_label,
+    with_checked_call_label,
 };
 pub use device::Device;
 pub use driver::{DriverKind, DriverSelection, selected_driver};

@@ -37,6 +37,7 @@ impl Call {
                 recv: None,
                 scalar: None,
                 label: super::label::current(),
+                site: super::label::current_site(),
             },
             uses,
         }

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 
 thread_local! {
     static LABEL: RefCell<String> = const { RefCell::new(String::new()) };
+    static SITE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 /// Runs `f` with `label` attached to every operation it issues on this thread (on the
@@ -28,7 +29,43 @@ pub fn with_call_label<R>(label: &str, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Like [`with_call_label`], and asks the sim to check that every rank issues each
+/// collective `f` issues from the same `site` (such as `train.rs:57`): a rank whose
+/// operation at that position came from another site (also checked) fails it with a
+/// mismatch naming both labels, even when the two operations look alike. A correct
+/// program may issue one collective from different lines on different ranks, so
+/// this is for callers that know theirs do not. NCCL ignores both.
+///
+/// ```
+/// let x = nccl_safe::with_checked_call_label("all_reduce #1 at train.rs:57", "train.rs:57", || 7);
+/// assert_eq!(x, 7);
+/// ```
+pub fn with_checked_call_label<R>(label: &str, site: &str, f: impl FnOnce() -> R) -> R {
+    struct Restore(u32);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SITE.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SITE.with(|s| s.replace(site_key(site))));
+    with_call_label(label, f)
+}
+
+/// A call site as a nonzero number (FNV-1a): equal sites give equal numbers.
+fn site_key(site: &str) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in site.bytes() {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    h.max(1)
+}
+
 /// The label in effect on this thread.
 pub(crate) fn current() -> String {
     LABEL.with(|l| l.borrow().clone())
+}
+
+/// The checked call site in effect on this thread (0: none).
+pub(crate) fn current_site() -> u32 {
+    SITE.with(std::cell::Cell::get)
 }

@@ -20,4 +20,4 @@ pub use communicator::{AbortHandle, Communicator};
 pub use config::Config;
 pub use group::{Group, group};
 pub use id::UniqueId;
-pub use label::with_call_label;
+pub use label::{with_call_label, with_checked_call_label};

@@ -136,6 +136,9 @@ pub(crate) struct LaunchOp {
     /// The caller's label (e.g. `all_reduce #7 at train.rs:57`), for messages that
     /// name both sides of a mismatch; empty when none was set.
     pub label: String,
+    /// The checked call site's number (0: unchecked), see
+    /// [`with_checked_call_label`](super::label::with_checked_call_label).
+    pub site: u32,
 }
 
 #[cfg(test)]

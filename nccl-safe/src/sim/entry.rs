@@ -74,10 +74,17 @@ pub(super) fn unpack(e: &Entry) -> OpDesc {
     }
 }
 
+/// Whether two ranks' entries describe one operation: the same description and,
+/// when both were issued under a checked call site, the same site.
 pub(super) fn same(a: &Entry, b: &Entry) -> bool {
+    let (sa, sb) = (
+        a.site.load(Ordering::Relaxed),
+        b.site.load(Ordering::Relaxed),
+    );
     a.desc.load(Ordering::Relaxed) == b.desc.load(Ordering::Relaxed)
         && a.root.load(Ordering::Relaxed) == b.root.load(Ordering::Relaxed)
         && a.count.load(Ordering::Relaxed) == b.count.load(Ordering::Relaxed)
+        && (sa == 0 || sb == 0 || sa == sb)
 }
 
 /// `rank r (pid p) issued all_reduce(...) (label)`.
@@ -107,6 +114,7 @@ pub(super) fn write_entry(e: &Entry, op: &LaunchOp, stream: u64) {
     e.root
         .store(op.desc.root.unwrap_or(0) as u32, Ordering::Relaxed);
     e.count.store(op.desc.count as u64, Ordering::Relaxed);
+    e.site.store(op.site, Ordering::Relaxed);
     e.stream.store(stream, Ordering::Relaxed);
     e.send.store(NONE, Ordering::Relaxed);
     e.recv.store(NONE, Ordering::Relaxed);
@@ -139,6 +147,7 @@ mod tests {
                         recv: None,
                         scalar: None,
                         label: "x".into(),
+                        site: 0,
                     },
                     7,
                 );

@@ -100,7 +100,8 @@ pub(super) struct Entry {
     /// `kind | dtype << 8 | op << 16 | has_root << 24`.
     pub desc: AtomicU32,
     pub root: AtomicU32,
-    pub _pad: AtomicU32,
+    /// The checked call site's number (0: unchecked).
+    pub site: AtomicU32,
     pub count: AtomicU64,
     /// A PreMulSum scalar's bytes (little-endian, zero-extended).
     pub scalar: AtomicU64,

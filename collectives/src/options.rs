@@ -180,8 +180,25 @@ impl Options {
         Ok(())
     }
 
-    /// Where the flight recorder is dumped on a timeout (overrides
-    /// `NCCL_RS_TRACE_DIR`).
+    /// The folder the flight recorder is dumped to (overrides `NCCL_RS_TRACE_DIR`;
+    /// without either, nothing is written). A dump is written whenever the group
+    /// fails or is told of a failure: an operation timing out (and then every other
+    /// rank of the group in this process, asked by it), an asynchronous error or a
+    /// mismatch, another rank's failure seen through the job's store, a drop while
+    /// panicking or with work nobody waits for, [`ProcessGroup::abort`] and
+    /// [`ProcessGroup::dump_flight_record`].
+    ///
+    /// Every dump is a file of its own, never overwritten:
+    /// `<dir>/<group>-rank<rank>-<pid>-<n>.json`, where `<group>` is the group's name
+    /// with every character other than ASCII letters, digits, `-` and `_` made `_`,
+    /// and `n` counts that group and rank's dumps in this process from 0. Each is written whole to a hidden
+    /// `.<name>.tmp` beside it, then renamed into place, so a reader never sees half
+    /// a dump. Dumps are written on a thread of their own: nothing waits for the file
+    /// system. Read one with [`Dump::read`](crate::Dump::read); merge several with
+    /// [`hang_report`](crate::hang_report).
+    ///
+    /// [`ProcessGroup::abort`]: crate::ProcessGroup::abort
+    /// [`ProcessGroup::dump_flight_record`]: crate::ProcessGroup::dump_flight_record
     pub fn dump_dir(mut self, dir: impl Into<PathBuf>) -> Options {
         self.dump_dir = Some(dir.into());
         self

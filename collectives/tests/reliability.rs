@@ -582,3 +582,52 @@ fn is_ready_never_blocks_while_the_first_operation_of_a_returning_group_waits_fo
     assert_eq!(late.join().unwrap(), vec![3; 8]);
     assert!(pg_handle.is_ready().unwrap());
 }
+
+/// The dump triggers and file names `Options::dump_dir` documents: an abort on
+/// request, and a drop with work that nothing waits for, each a file of its own
+/// named `<group>-rank<rank>-<pid>-<n>.json`, nothing half-written left behind.
+#[test]
+fn dumps_on_abort_and_on_a_drop_with_abandoned_work_are_files_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let pg = single(6, Options::new().name("dump me").dump_dir(dir.path()));
+    pg.abort("asked to");
+    let gated = single(7, Options::new().name("dump me").dump_dir(dir.path()));
+    let gate = Gate::new(gated.device()).unwrap();
+    gated.comm_stream().wait_gate(&gate).unwrap();
+    let s = Stream::new(gated.device()).unwrap();
+    let mut x = DeviceBuffer::from_slice(&s, &[1u8; 4]).unwrap();
+    drop(gated.all_reduce(&mut x, ReduceOp::Sum).unwrap());
+    drop(gated); // the all-reduce is held by the gate: abandoned
+    gate.open();
+    let pid = std::process::id();
+    let start = Instant::now();
+    let names = loop {
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        if names.len() >= 2 && names.iter().all(|n| !n.ends_with(".tmp")) {
+            break names;
+        }
+        assert!(start.elapsed() < PATIENCE, "{names:?}");
+        thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(
+        names,
+        [
+            format!("dump_me-rank0-{pid}-0.json"),
+            format!("dump_me-rank0-{pid}-1.json")
+        ]
+    );
+    let reasons: Vec<String> = dumps_in(dir.path()).into_iter().map(|d| d.reason).collect();
+    assert!(
+        reasons.iter().any(|r| r.contains("asked to")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.iter().any(|r| r.contains("nothing waits for")),
+        "{reasons:?}"
+    );
+}

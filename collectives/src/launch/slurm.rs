@@ -452,6 +452,9 @@ mod tests {
             Err(SyntaxError::Hostlist { .. })
         ));
         assert!(expand_tasks_per_node("1(x1048577)").is_err());
+        if cfg!(miri) {
+            return; // a million-entry expansion takes minutes interpreted
+        }
         assert_eq!(
             expand_tasks_per_node("1(x1048576)").map(|v| v.len()),
             Ok(1 << 20)

@@ -473,12 +473,14 @@ mod tests {
     fn many_pending_views_of_one_stream_are_one_wait_for_the_latest() {
         let s = Streams::new(2);
         let mut t = Tracker::default();
-        let events: Vec<SharedEvent> = (0..4096).map(|_| s.event(0)).collect();
+        // Fewer under Miri, which interprets every step.
+        let n = if cfg!(miri) { 256 } else { 4096 };
+        let events: Vec<SharedEvent> = (0..n).map(|_| s.event(0)).collect();
         for (i, e) in events.iter().enumerate() {
             t.add(i * 16..(i + 1) * 16, true, s.id(0), e.clone());
         }
-        let (first, last) = (&events[0], &events[4095]);
-        assert!(same(&t.conflicts(&(0..4096 * 16), true, s.id(1)), &[last]));
+        let (first, last) = (&events[0], &events[n - 1]);
+        assert!(same(&t.conflicts(&(0..n * 16), true, s.id(1)), &[last]));
         assert!(same(&t.conflicts(&(0..16), false, s.id(1)), &[first]));
         assert!(same(&t.pending(), &[last]));
     }
@@ -488,7 +490,13 @@ mod tests {
         let dev = Device::sim(ORDINAL).unwrap();
         let stream = Stream::new(&dev).unwrap();
         let mut t = Tracker::default();
-        for i in 0..10_000 {
+        // Fewer under Miri (still past the pruning floor, so pruning runs).
+        let n = if cfg!(miri) {
+            4 * PRUNE_FLOOR.max(200)
+        } else {
+            10_000
+        };
+        for i in 0..n {
             let e = stream.inner.record_new().unwrap();
             t.add(i * 8..i * 8 + 8, i % 3 == 0, stream.inner.id, e);
             if i % 100 == 0 {
@@ -502,7 +510,7 @@ mod tests {
         );
         stream.synchronize().unwrap();
         assert!(t.pending().is_empty());
-        assert!(t.idle(&(0..80_000)));
+        assert!(t.idle(&(0..n * 8)));
     }
 
     /// Every pending use that a naive scan would wait for is covered by a returned
@@ -529,7 +537,8 @@ mod tests {
             rng ^= rng << 17;
             (rng % n) as usize
         };
-        for _ in 0..400 {
+        // Fewer steps under Miri, which interprets every one.
+        for _ in 0..if cfg!(miri) { 60 } else { 400 } {
             let (a, b) = (next(64), next(64));
             let range = a.min(b)..a.max(b) + 1;
             let write = next(2) == 0;

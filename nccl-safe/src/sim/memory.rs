@@ -57,7 +57,7 @@ const WORD: usize = 8;
 /// # Safety
 ///
 /// Both ranges must be live memory of `len` bytes.
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(miri)))]
 unsafe fn rep_movsb(dst: *mut u8, src: *const u8, len: usize) {
     // SAFETY: the caller's ranges; the direction flag is clear (the ABI guarantees it
     // at every call boundary); rdi/rsi/rcx are declared clobbered.
@@ -84,7 +84,7 @@ const STREAM_AT: usize = 256 << 10;
 ///
 /// As [`store`].
 pub(super) unsafe fn store_stream(dst: *mut u8, src: &[u8], total: usize) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     if total >= STREAM_AT {
         let len = src.len();
         let head = dst.align_offset(16).min(len);
@@ -141,7 +141,7 @@ pub(super) unsafe fn store_stream(dst: *mut u8, src: &[u8], total: usize) {
 /// `src` must address `dst.len()` bytes of live shared memory that is only ever
 /// accessed atomically (arena memory).
 pub(super) unsafe fn load(src: *const u8, dst: &mut [u8]) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         // SAFETY: the caller's range at `src`, and `dst`, hold `dst.len()` bytes.
         unsafe { rep_movsb(dst.as_mut_ptr(), src, dst.len()) };
@@ -199,7 +199,7 @@ pub(super) unsafe fn load(src: *const u8, dst: &mut [u8]) {
 ///
 /// As [`load`], for `src.len()` bytes at `dst`.
 pub(super) unsafe fn store(dst: *mut u8, src: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         // SAFETY: the caller's range at `dst`, and `src`, hold `src.len()` bytes.
         unsafe { rep_movsb(dst, src.as_ptr(), src.len()) };
@@ -256,7 +256,7 @@ pub(super) unsafe fn store(dst: *mut u8, src: &[u8]) {
 ///
 /// As [`load`], for `len` bytes at `dst`.
 pub(super) unsafe fn fill(dst: *mut u8, len: usize, value: u8) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         // SAFETY: the caller's range at `dst` holds `len` bytes. `rep stosb` stores
         // bytes, each an atomic access on x86-64 (see the module's documentation).
@@ -308,7 +308,7 @@ pub(super) unsafe fn copy(dst: *mut u8, src: *const u8, len: usize, scratch: &mu
     if std::ptr::eq(dst, src) || len == 0 {
         return;
     }
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         let _ = scratch;
         // SAFETY: the caller's two ranges of `len` bytes.

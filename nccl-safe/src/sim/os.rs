@@ -15,8 +15,85 @@ use std::sync::OnceLock;
 use std::sync::atomic::AtomicU32;
 use std::time::Duration;
 
+/// Under Miri, which cannot map files: each "memfd" is an unlinked temporary file
+/// standing for a zeroed heap block, which every [`Mapping`] of that file (by its
+/// inode, so duplicated descriptors too) shares. Only what the unit tests need (one
+/// process; no descriptor passing).
+#[cfg(miri)]
+mod stand_in {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+
+    pub(super) struct Block {
+        pub ptr: *mut u8,
+        pub len: usize,
+    }
+
+    // SAFETY: the block is plain memory that is only ever accessed atomically (as
+    // the real shared mappings are).
+    unsafe impl Send for Block {}
+    // SAFETY: as above.
+    unsafe impl Sync for Block {}
+
+    impl Drop for Block {
+        fn drop(&mut self) {
+            // SAFETY: allocated in `register` with this layout, freed once.
+            unsafe { std::alloc::dealloc(self.ptr, layout(self.len)) };
+        }
+    }
+
+    fn layout(len: usize) -> std::alloc::Layout {
+        std::alloc::Layout::from_size_align(len.max(1), 4096).expect("a valid layout")
+    }
+
+    pub(super) fn blocks() -> &'static Mutex<HashMap<u64, Arc<Block>>> {
+        static B: OnceLock<Mutex<HashMap<u64, Arc<Block>>>> = OnceLock::new();
+        B.get_or_init(Default::default)
+    }
+
+    /// The identity of the file behind `fd`: its inode.
+    pub(super) fn inode(fd: &std::os::fd::OwnedFd) -> std::io::Result<u64> {
+        use std::os::unix::fs::MetadataExt;
+        let f = std::fs::File::from(fd.try_clone()?);
+        Ok(f.metadata()?.ino())
+    }
+
+    pub(super) fn register(key: u64, len: usize) {
+        // SAFETY: a nonzero size and a valid alignment.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout(len)) };
+        assert!(
+            !ptr.is_null(),
+            "out of memory for a Miri stand-in of {len} bytes"
+        );
+        let mut b = blocks().lock().unwrap_or_else(|e| e.into_inner());
+        b.insert(key, Arc::new(Block { ptr, len }));
+    }
+
+    pub(super) fn block(fd: &std::os::fd::OwnedFd) -> std::io::Result<Arc<Block>> {
+        let key = inode(fd)?;
+        let b = blocks().lock().unwrap_or_else(|e| e.into_inner());
+        b.get(&key)
+            .cloned()
+            .ok_or_else(|| std::io::Error::other("not a memfd stand-in"))
+    }
+}
+
 /// A new anonymous shared-memory file of `len` bytes (sparse: pages cost memory only
 /// once touched), closed on exec.
+#[cfg(miri)]
+pub(crate) fn memfd(_name: &str, len: usize) -> io::Result<OwnedFd> {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("nccl-rs-miri-{}-{n}", pid()));
+    let fd: OwnedFd = std::fs::File::create(&path)?.into();
+    let _ = std::fs::remove_file(&path);
+    stand_in::register(stand_in::inode(&fd)?, len);
+    Ok(fd)
+}
+
+/// A new anonymous shared-memory file of `len` bytes (sparse: pages cost memory only
+/// once touched), closed on exec.
+#[cfg(not(miri))]
 pub(crate) fn memfd(name: &str, len: usize) -> io::Result<OwnedFd> {
     let cname = CString::new(name).map_err(|_| io::Error::other("NUL in a memfd name"))?;
     // SAFETY: a NUL-terminated name and valid flags; returns a new descriptor or -1.
@@ -35,6 +112,13 @@ pub(crate) fn memfd(name: &str, len: usize) -> io::Result<OwnedFd> {
 }
 
 /// The size of the file behind `fd`.
+#[cfg(miri)]
+pub(crate) fn file_len(fd: &OwnedFd) -> io::Result<usize> {
+    Ok(stand_in::block(fd)?.len)
+}
+
+/// The size of the file behind `fd`.
+#[cfg(not(miri))]
 pub(crate) fn file_len(fd: &OwnedFd) -> io::Result<usize> {
     // SAFETY: `stat` is plain data; fstat fills it for a valid descriptor.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
@@ -49,6 +133,9 @@ pub(crate) fn file_len(fd: &OwnedFd) -> io::Result<usize> {
 pub(crate) struct Mapping {
     ptr: *mut u8,
     len: usize,
+    /// Under Miri, the heap block standing for the file.
+    #[cfg(miri)]
+    _block: std::sync::Arc<stand_in::Block>,
 }
 
 // SAFETY: the mapping is plain shared memory; every access through it is atomic (see
@@ -59,6 +146,21 @@ unsafe impl Sync for Mapping {}
 
 impl Mapping {
     /// Maps all `len` bytes of `fd`, shared.
+    #[cfg(miri)]
+    pub fn new(fd: &OwnedFd, len: usize) -> io::Result<Mapping> {
+        let block = stand_in::block(fd)?;
+        if len == 0 || len > block.len {
+            return Err(io::Error::other("empty mapping, or past the end"));
+        }
+        Ok(Mapping {
+            ptr: block.ptr,
+            len,
+            _block: block,
+        })
+    }
+
+    /// Maps all `len` bytes of `fd`, shared.
+    #[cfg(not(miri))]
     pub fn new(fd: &OwnedFd, len: usize) -> io::Result<Mapping> {
         if len == 0 {
             return Err(io::Error::other("empty mapping"));
@@ -93,6 +195,7 @@ impl Mapping {
     }
 }
 
+#[cfg(not(miri))]
 impl Drop for Mapping {
     fn drop(&mut self) {
         // SAFETY: unmaps exactly what `new` mapped, once.
@@ -103,6 +206,16 @@ impl Drop for Mapping {
 /// Gives the pages of `[offset, offset + len)` of `fd` back to the system (they read
 /// as zeroes afterwards).
 pub(crate) fn punch_hole(fd: &OwnedFd, offset: usize, len: usize) {
+    #[cfg(miri)]
+    if let Ok(block) = stand_in::block(fd) {
+        let end = offset.saturating_add(len).min(block.len);
+        for i in offset.min(end)..end {
+            // SAFETY: inside the block; every access to it is atomic.
+            let b = unsafe { &*block.ptr.add(i).cast::<std::sync::atomic::AtomicU8>() };
+            b.store(0, std::sync::atomic::Ordering::Relaxed);
+        }
+        return;
+    }
     let (Ok(off), Ok(n)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len)) else {
         return;
     };

@@ -82,7 +82,8 @@ fn check_decode(buf: &[u8]) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    // Fewer cases under Miri, which interprets every step.
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 16 } else { 256 }))]
 
     #[test]
     fn decoding_arbitrary_bytes_never_panics_nor_overreaches(buf in vec(any::<u8>(), 0..96)) {

@@ -733,7 +733,9 @@ fn an_operation_is_named_by_one_number_everywhere() {
         );
         let e = &texts[0];
         eprintln!("{e}");
-        assert!(e.contains("all_reduce #4") && e.contains("aborted"), "{e}");
+        // Rank 1's abort, or its communicator's teardown when the group goes right
+        // after, whichever the sim sees first.
+        assert!(e.contains("all_reduce #4") && e.contains("rank 1 (pid"), "{e}");
         assert!(numbers(e).iter().all(|&n| n == 4), "eager {eager}: {e}");
     }
 }

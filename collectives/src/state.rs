@@ -161,8 +161,8 @@ pub(crate) struct Failure {
 /// Where a group reports its own failure beyond this process (the job's store, see
 /// `launch::link`): called once, when the group aborts, before any of its waiters
 /// wakes, with the flight record taken then. Publishes before it returns (a program
-/// that exits on its error must find its failure published), bounded by the store's
-/// own timeouts.
+/// that exits on its error must find its failure published), waiting at most a
+/// couple of seconds for a stalled store.
 pub(crate) trait FailureSink: Send + Sync {
     /// Publishes this rank's failure, unless another rank's was seen first.
     fn failed(&self, failure: Failure);

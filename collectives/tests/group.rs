@@ -735,7 +735,10 @@ fn an_operation_is_named_by_one_number_everywhere() {
         eprintln!("{e}");
         // Rank 1's abort, or its communicator's teardown when the group goes right
         // after, whichever the sim sees first.
-        assert!(e.contains("all_reduce #4") && e.contains("rank 1 (pid"), "{e}");
+        assert!(
+            e.contains("all_reduce #4") && e.contains("rank 1 (pid"),
+            "{e}"
+        );
         assert!(numbers(e).iter().all(|&n| n == 4), "eager {eager}: {e}");
     }
 }

@@ -46,6 +46,9 @@ use crate::recorder::Dump;
 use crate::state::{Failure, FailureSink, Inner, lock};
 use crate::store::{Store, TcpStore, TcpStoreServer};
 
+/// How long a group's failure waits for its publication before its waiters wake.
+const PUBLISH_WAIT: Duration = Duration::from_secs(2);
+
 /// How long a remote failure that names no rank waits before it is published.
 const ECHO_DELAY: Duration = Duration::from_millis(200);
 
@@ -302,13 +305,39 @@ impl FailureSink for Link {
         if self.shared.handled.swap(true, Ordering::AcqRel) {
             return; // another rank's failure was seen first: this is its echo
         }
-        self.shared.publish_own(failure);
-        // Its own exit must not overwrite the record: an orderly close withdraws
-        // the disconnect registration.
-        self.shared.close();
-        *lock(&self.shared.own) = true;
-        let _s = lock(&self.shared.stop);
-        self.shared.wake.notify_all();
+        // Published on a thread of its own, waited for at most PUBLISH_WAIT: at once
+        // with a live store, and never longer than that with a stalled one (whose
+        // requests time out only after the store's request timeout).
+        let shared = self.shared.clone();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let publish = move || {
+            shared.publish_own(failure);
+            // Its own exit must not overwrite the record: an orderly close withdraws
+            // the disconnect registration.
+            shared.close();
+            *lock(&shared.own) = true;
+            let _s = lock(&shared.stop);
+            shared.wake.notify_all();
+            let _ = done_tx.send(());
+        };
+        let spawned = std::thread::Builder::new()
+            .name("nccl-rs-publish".into())
+            .spawn(publish);
+        match spawned {
+            Ok(_) => {
+                if done_rx.recv_timeout(PUBLISH_WAIT).is_err() {
+                    log::error!(
+                        "rank {}: publishing its failure takes over {PUBLISH_WAIT:?} (the \
+                         store is slow or stalled); going on while it finishes",
+                        self.shared.me.rank
+                    );
+                }
+            }
+            Err(e) => log::error!(
+                "rank {}: cannot publish its failure: {e}",
+                self.shared.me.rank
+            ),
+        }
     }
 
     /// Stops the watching thread and waits for it (it may be printing the report),

@@ -75,17 +75,11 @@ impl GroupHandle {
 
     /// As [`ProcessGroup::dump_flight_record`].
     pub fn dump_flight_record(&self, reason: &str) -> Dump {
-        self.inner.dump(reason);
-        self.inner.snapshot(reason)
+        self.inner.dump_on_request(reason)
     }
 
     /// As [`ProcessGroup::abort`].
     pub fn abort(&self, reason: &str) {
-        log::error!(
-            "group {} rank {}: aborted: {reason}",
-            self.inner.options.name,
-            self.inner.rank
-        );
         self.inner.abort_on_request(reason);
     }
 }

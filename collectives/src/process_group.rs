@@ -291,8 +291,7 @@ impl ProcessGroup {
     /// dump folder when one is configured (on a thread of its own: this call never
     /// waits for the file system).
     pub fn dump_flight_record(&self, reason: &str) -> Dump {
-        self.inner.dump(reason);
-        self.inner.snapshot(reason)
+        self.inner.dump_on_request(reason)
     }
 
     /// Aborts the group now: pending operations fail with `reason`, new ones are
@@ -308,11 +307,6 @@ impl ProcessGroup {
     /// - on the cuda driver without the store, NCCL tells the peers nothing: they
     ///   need their own timeout.
     pub fn abort(&self, reason: &str) {
-        log::error!(
-            "group {} rank {}: aborted: {reason}",
-            self.inner.options.name,
-            self.inner.rank
-        );
         self.inner.abort_on_request(reason);
     }
 

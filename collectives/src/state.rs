@@ -477,6 +477,11 @@ impl Inner {
     /// [`ProcessGroup::abort`](crate::ProcessGroup::abort): publishes it as this
     /// rank's failure (a group of `from_env`), dumps, then aborts the group.
     pub(crate) fn abort_on_request(&self, reason: &str) {
+        log::error!(
+            "group {} rank {}: aborted: {reason}",
+            self.options.name,
+            self.rank
+        );
         let text = format!("rank {} aborted its group on request: {reason}", self.rank);
         if self.refuse(reason.to_string()) {
             self.publish(text.clone(), "aborted on request", false);
@@ -546,6 +551,12 @@ impl Inner {
             &self.device.driver().to_string(),
             reason,
         )
+    }
+
+    /// The flight record as a dump, also written to the dump folder (if any).
+    pub(crate) fn dump_on_request(&self, reason: &str) -> Dump {
+        self.dump(reason);
+        self.snapshot(reason)
     }
 
     /// Whether every rank has joined. Never blocks.

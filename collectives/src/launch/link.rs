@@ -229,6 +229,9 @@ struct Shared {
     handled: AtomicBool,
     /// The hang report was printed (once).
     reported: AtomicBool,
+    /// This rank's flight record is in the store (after a failure was handled).
+    recorded: Mutex<bool>,
+    recorded_cv: Condvar,
     stop: Mutex<bool>,
     wake: Condvar,
 }
@@ -279,6 +282,8 @@ impl Link {
             own: Mutex::new(false),
             handled: AtomicBool::new(false),
             reported: AtomicBool::new(false),
+            recorded: Mutex::new(false),
+            recorded_cv: Condvar::new(),
             stop: Mutex::new(false),
             wake: Condvar::new(),
         });
@@ -303,7 +308,11 @@ impl Link {
 impl FailureSink for Link {
     fn failed(&self, failure: Failure) {
         if self.shared.handled.swap(true, Ordering::AcqRel) {
-            return; // another rank's failure was seen first: this is its echo
+            // Another rank's failure was seen first: this is its echo. Its handling
+            // writes this rank's record; wait for that (bounded), as the program may
+            // exit as soon as its waiter wakes.
+            self.shared.wait_recorded(PUBLISH_WAIT);
+            return;
         }
         // Published on a thread of its own, waited for at most PUBLISH_WAIT: at once
         // with a live store, and never longer than that with a stalled one (whose
@@ -315,6 +324,7 @@ impl FailureSink for Link {
             // Its own exit must not overwrite the record: an orderly close withdraws
             // the disconnect registration.
             shared.close();
+            shared.set_recorded();
             *lock(&shared.own) = true;
             let _s = lock(&shared.stop);
             shared.wake.notify_all();
@@ -409,6 +419,7 @@ impl Shared {
                     let dump = inner.snapshot(&why);
                     self.put_dump(&dump);
                     self.close();
+                    self.set_recorded();
                     inner.dump(&why);
                     inner.abort_group(&other);
                     drop(inner);
@@ -430,6 +441,27 @@ impl Shared {
                     return;
                 }
             }
+        }
+    }
+
+    fn set_recorded(&self) {
+        *lock(&self.recorded) = true;
+        self.recorded_cv.notify_all();
+    }
+
+    /// Waits at most `limit` for this rank's record to be in the store.
+    fn wait_recorded(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        let mut done = lock(&self.recorded);
+        while !*done {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                return;
+            };
+            done = self
+                .recorded_cv
+                .wait_timeout(done, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
         }
     }
 

@@ -213,6 +213,8 @@ impl ProcessGroup {
             },
         )?;
         let inner = Arc::new(Inner {
+            published: Default::default(),
+            aborting: AtomicBool::new(false),
             turns: AtomicBool::new(false),
             rank: comm.rank(),
             size: comm.size(),
@@ -475,6 +477,7 @@ impl ProcessGroup {
             wakers: Mutex::new(Vec::new()),
             waiters: Default::default(),
             signalled: Default::default(),
+            waited: Default::default(),
         });
         // Waiters wake when the operation completes, not on a tick.
         let weak = Arc::downgrade(&state);

@@ -60,6 +60,9 @@ pub(crate) struct WorkState {
     /// Set when the work settles or its operation completes (before its waiters are
     /// woken): what a host wait spins on before it sleeps.
     pub(crate) signalled: AtomicBool,
+    /// Set once something waited for it (a stream or the host): then it is not
+    /// abandoned, even once its handle is gone.
+    pub(crate) waited: AtomicBool,
 }
 
 impl WorkState {
@@ -177,7 +180,47 @@ pub(crate) struct Caller {
     pub(crate) site: String,
 }
 
+/// Set once the first failure of a group has been published (or there was nothing
+/// to publish to): other paths that fail the group wait for it before they wake
+/// their waiters.
+#[derive(Default)]
+pub(crate) struct Published {
+    done: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Published {
+    pub(crate) fn set(&self) {
+        *lock(&self.done) = true;
+        self.cv.notify_all();
+    }
+
+    /// Waits at most `limit` for the first publication.
+    pub(crate) fn wait(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        let mut done = lock(&self.done);
+        while !*done {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                return;
+            };
+            done = self
+                .cv
+                .wait_timeout(done, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+}
+
+/// How long a second failure path waits for the first one's publication.
+const PUBLISHED_WAIT: Duration = Duration::from_secs(3);
+
 pub(crate) struct Inner {
+    /// The first failure's publication (see [`Published`]).
+    pub(crate) published: Published,
+    /// Set by the first path that publishes a failure and aborts (whatever
+    /// `refused` says: the Report policy refuses work without aborting).
+    pub(crate) aborting: AtomicBool,
     /// Set while a [`SharedGroup`](crate::SharedGroup) orders the threads by turns:
     /// then a switch of threads with work in flight is allowed.
     pub(crate) turns: std::sync::atomic::AtomicBool,
@@ -347,8 +390,13 @@ impl Inner {
         // wakes and before the communicator aborts (which peers see): the first
         // failure published is the root cause, and a program that exits at once on
         // its error has published it.
+        let first_abort = first_abort && !self.aborting.swap(true, Ordering::AcqRel);
         if first_abort {
             self.publish(err.to_string(), why, timeout);
+        } else {
+            // Another path is publishing the group's first failure: its waiters must
+            // not wake (and perhaps exit) before that is done.
+            self.published.wait(PUBLISHED_WAIT);
         }
         self.dump(&format!("{why}: {err}"));
         if timeout {
@@ -367,6 +415,7 @@ impl Inner {
     /// `from_env`), synchronously: whom it goes back to, if the communicator knows.
     fn publish(&self, reason: String, why: &str, timeout: bool) {
         let Some(sink) = self.sink.get() else {
+            self.published.set();
             return;
         };
         let (cause, maybe_echo) = if timeout {
@@ -388,20 +437,31 @@ impl Inner {
             cause,
             maybe_echo,
         });
+        self.published.set();
     }
 
     fn abort_comm_in_background(&self) {
+        self.abort_comm_after(None);
+    }
+
+    /// Aborts the communicator on a thread of its own; `cause`: the rank whose
+    /// failure this abort follows, when known (the sim then names it to the peers).
+    fn abort_comm_after(&self, cause: Option<usize>) {
+        let run = move |abort: &AbortHandle| match cause {
+            Some(c) => abort.abort_after(c),
+            None => abort.abort(),
+        };
         let abort = self.abort.clone();
         let name = self.options.name.clone();
         let spawned = std::thread::Builder::new()
             .name("nccl-rs-abort".into())
             .spawn(move || {
-                if let Err(e) = abort.abort() {
+                if let Err(e) = run(&abort) {
                     log::error!("group {name}: abort: {e}");
                 }
             });
         if spawned.is_err() {
-            let _ = self.abort.abort();
+            let _ = run(&self.abort);
         }
     }
 
@@ -416,7 +476,11 @@ impl Inner {
         let _ = self.in_flight(); // settles what has completed
         let (abandoned, oldest) = {
             let p = lock(&self.pending);
-            let mut left = p.iter().filter(|w| Arc::strong_count(w) == 1);
+            // Nothing waits for it: never waited on (by a stream or the host), and
+            // no handle left (only this list holds it).
+            let mut left = p
+                .iter()
+                .filter(|w| !w.waited.load(Ordering::Acquire) && Arc::strong_count(w) == 1);
             let oldest = left
                 .next()
                 .map(|w| format!(" (the oldest: {} #{} at {})", w.op, w.seq, w.call_site));
@@ -433,8 +497,9 @@ impl Inner {
             if panicking { " while panicking" } else { "" },
             oldest.unwrap_or_default(),
         );
-        if !self.refuse(reason.clone()) {
-            return false; // failed already: published then
+        self.refuse(reason.clone());
+        if self.aborting.swap(true, Ordering::AcqRel) {
+            return false; // failed and aborted already: published then
         }
         log::error!("{reason}");
         self.publish(reason.clone(), "dropped", false);
@@ -483,7 +548,8 @@ impl Inner {
             self.rank
         );
         let text = format!("rank {} aborted its group on request: {reason}", self.rank);
-        if self.refuse(reason.to_string()) {
+        self.refuse(reason.to_string());
+        if !self.aborting.swap(true, Ordering::AcqRel) {
             self.publish(text.clone(), "aborted on request", false);
             self.dump(&text);
             self.fail_pending(reason);
@@ -493,13 +559,15 @@ impl Inner {
         }
     }
 
-    pub(crate) fn abort_group(&self, reason: &str) {
+    /// Aborts the group for another rank's failure (seen through the store):
+    /// `cause`, the rank it goes back to.
+    pub(crate) fn abort_group(&self, reason: &str, cause: Option<usize>) {
         let _span = crate::trace::watchdog(&self.options.name, self.rank, "abort", &reason);
-        if self.refuse(reason.to_string()) {
-            self.fail_pending(reason);
-            self.abort_comm_in_background();
-        } else {
-            self.fail_pending(reason);
+        self.refuse(reason.to_string());
+        self.fail_pending(reason);
+        if !self.aborting.swap(true, Ordering::AcqRel) {
+            self.published.set(); // nothing of this rank's own to publish
+            self.abort_comm_after(cause);
         }
     }
 

@@ -74,6 +74,7 @@ impl Work {
             return Err(e);
         }
         stream.wait_event(&self.state.event)?;
+        self.state.waited.store(true, Ordering::Release);
         Ok(())
     }
 
@@ -97,6 +98,7 @@ impl Work {
             self.state.seq,
             &self.state.call_site,
         );
+        self.state.waited.store(true, Ordering::Release);
         let deadline = deadline_after(timeout);
         let mut spun = false;
         loop {

@@ -398,10 +398,10 @@ impl Shared {
             match self.store.get(FAILED_KEY) {
                 Ok(None) => {}
                 Ok(Some(bytes)) => {
-                    let other = match JobFailure::parse(&bytes) {
+                    let (other, origin) = match JobFailure::parse(&bytes) {
                         Ok(f) if f.pid == self.me.pid && f.rank == self.me.rank => continue,
-                        Ok(f) => f.describe(),
-                        Err(e) => format!("a rank failed ({e})"),
+                        Ok(f) => (f.describe(), Some(f.origin())),
+                        Err(e) => (format!("a rank failed ({e})"), None),
                     };
                     let Some(inner) = group.upgrade() else {
                         self.close();
@@ -421,7 +421,7 @@ impl Shared {
                     self.close();
                     self.set_recorded();
                     inner.dump(&why);
-                    inner.abort_group(&other);
+                    inner.abort_group(&other, origin);
                     drop(inner);
                     self.print_report();
                     return;

@@ -477,6 +477,22 @@ impl AbortHandle {
     pub fn abort(&self) -> Result<()> {
         self.inner.abort_now()
     }
+
+    /// Aborts the communicator because rank `cause` failed first (its process died,
+    /// it timed out, it aborted): on the sim, peers that see this rank's abort name
+    /// `cause` as the root of it; NCCL has no such notion, and on cuda this is
+    /// [`AbortHandle::abort`]. A `cause` that is this rank or not below the world
+    /// size is ignored.
+    ///
+    /// # Errors
+    ///
+    /// As [`AbortHandle::abort`].
+    pub fn abort_after(&self, cause: usize) -> Result<()> {
+        if cause != self.inner.rank {
+            self.inner.imp.note_cause(cause);
+        }
+        self.inner.abort_now()
+    }
 }
 
 impl fmt::Debug for AbortHandle {

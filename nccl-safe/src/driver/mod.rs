@@ -578,6 +578,14 @@ impl CommImpl {
         }
     }
 
+    /// Records that this rank's coming abort follows rank `cause`'s failure (the sim
+    /// then names `cause` to peers that see this abort; NCCL has no such notion).
+    pub fn note_cause(&self, cause: usize) {
+        if let CommImpl::Sim(c) = self {
+            c.note_cause(cause);
+        }
+    }
+
     /// Stops this communicator's operations without freeing anything, so never waits
     /// for the device: the sim's abort flag; on cuda `ncclCommRevoke` where the loaded
     /// NCCL has it (`false` when it has not: only a full abort can stop the kernels).

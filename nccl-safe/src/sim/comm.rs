@@ -130,6 +130,15 @@ impl SimCommunicator {
         self.device.synchronize_all("ncclCommAbort", Some(timeout))
     }
 
+    /// Records that this rank's abort follows rank `cause`'s failure.
+    pub fn note_cause(&self, cause: usize) {
+        if let Some(l) = self.live.get() {
+            if cause < l.size() {
+                l.note_cause(cause);
+            }
+        }
+    }
+
     /// The abort flag alone: wakes this rank's waits at once; peers see a remote
     /// failure. Never blocks.
     pub fn signal_abort(&self) {

@@ -57,8 +57,8 @@ use crate::{Error, Result};
 /// ```
 pub struct SharedGroup {
     group: Mutex<ProcessGroup>,
-    /// The next turn due.
-    next: Mutex<u64>,
+    /// The next turn due, and whether a turn is being taken now.
+    next: Mutex<(u64, bool)>,
     turned: Condvar,
     timeout: Duration,
     name: String,
@@ -81,7 +81,7 @@ impl SharedGroup {
             name: group.inner.options.name.clone(),
             rank: group.rank(),
             group: Mutex::new(group),
-            next: Mutex::new(0),
+            next: Mutex::new((0, false)),
             turned: Condvar::new(),
         }
     }
@@ -103,14 +103,16 @@ impl SharedGroup {
         let deadline = deadline_after(self.timeout);
         let mut next = lock(&self.next);
         loop {
-            if *next == turn {
-                break;
-            }
-            if *next > turn {
+            let (due, held) = *next;
+            if turn < due || (turn == due && held) {
                 return Err(refuse(format!(
                     "taken already (turns are taken once each, in order; the next is {})",
-                    *next
+                    if held { due + 1 } else { due }
                 )));
+            }
+            if turn == due {
+                next.1 = true;
+                break;
             }
             let wait = match deadline {
                 Some(d) => match d.checked_duration_since(std::time::Instant::now()) {
@@ -119,7 +121,7 @@ impl SharedGroup {
                         return Err(refuse(format!(
                             "timed out after {:?} waiting for turn {} to end (does every \
                              rank's thread take the turns before it?)",
-                            self.timeout, *next
+                            self.timeout, next.0
                         )));
                     }
                 },
@@ -140,7 +142,7 @@ impl SharedGroup {
 
     /// The next turn due (turns before it have ended).
     pub fn next_turn(&self) -> u64 {
-        *lock(&self.next)
+        lock(&self.next).0
     }
 
     /// The group back, for one thread again.
@@ -165,7 +167,9 @@ impl Drop for Turn<'_> {
     /// Ends the turn (also when the thread panics inside it): the next may begin.
     fn drop(&mut self) {
         drop(self.group.take());
-        *lock(&self.shared.next) += 1;
+        let mut next = lock(&self.shared.next);
+        *next = (next.0 + 1, false);
+        drop(next);
         self.shared.turned.notify_all();
     }
 }

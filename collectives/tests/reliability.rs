@@ -631,3 +631,37 @@ fn dumps_on_abort_and_on_a_drop_with_abandoned_work_are_files_of_their_own() {
         "{reasons:?}"
     );
 }
+
+/// A turn is given once: asked again while held, or after, it is refused; a turn
+/// whose predecessors never come times out naming the turn due.
+#[test]
+fn shared_group_turns_are_given_once_and_waits_for_them_are_bounded() {
+    let shared = collectives::SharedGroup::new(single(
+        2,
+        Options::new()
+            .name("turns")
+            .timeout(Duration::from_millis(300)),
+    ));
+    let held = shared.turn(0).unwrap();
+    let again = shared.turn(0).unwrap_err();
+    assert!(
+        matches!(&again, Error::Turn { turn: 0, .. })
+            && again.to_string().contains("taken already"),
+        "{again}"
+    );
+    drop(held);
+    assert!(shared.turn(0).is_err(), "turn 0 is over");
+    let started = Instant::now();
+    let late = shared.turn(5).unwrap_err();
+    assert!(late.to_string().contains("waiting for turn 1"), "{late}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(shared.next_turn(), 1);
+    shared
+        .turn(1)
+        .unwrap()
+        .barrier()
+        .unwrap()
+        .wait_host(PATIENCE)
+        .unwrap();
+    assert_eq!(shared.into_inner().rank(), 0);
+}

@@ -240,13 +240,21 @@ fn supervise(a: &args::Args, ranks: &mut [Rank], store: &TcpStore, start: Instan
                         reporting = true;
                         let (ended, report_done) = (&ended, &report_done);
                         scope.spawn(move || {
+                            // Set however the report ends (a panic too): the ranks
+                            // are stopped once it is done.
+                            struct Done<'a>(&'a AtomicBool);
+                            impl Drop for Done<'_> {
+                                fn drop(&mut self) {
+                                    self.0.store(true, Ordering::Release);
+                                }
+                            }
+                            let _done = Done(report_done);
                             print_report(store, &f, &|r| {
                                 (f.exited && r == f.rank)
                                     || r.checked_sub(first_rank)
                                         .and_then(|i| ended.get(i))
                                         .is_some_and(|e| e.load(Ordering::Acquire))
                             });
-                            report_done.store(true, Ordering::Release);
                         });
                     }
                 }
@@ -398,11 +406,16 @@ fn summary(
             Some(c) if c != f.rank => format!(", as rank {} reported", f.rank),
             _ => String::new(),
         };
+        let stopped = ranks.iter().filter(|r| r.stopped).count();
         eprintln!(
-            "nccl-run: {n} ranks, {secs:.1} s: rank {}{by} failed first ({}); the others \
-             were stopped by nccl-run",
+            "nccl-run: {n} ranks, {secs:.1} s: rank {}{by} failed first ({}); {}",
             f.origin(),
-            f.reason
+            f.reason,
+            if stopped > 0 {
+                format!("{stopped} rank(s) stopped by nccl-run")
+            } else {
+                "every rank exited with status 0 after it".to_string()
+            }
         );
         return 1;
     }

@@ -130,20 +130,42 @@ impl Rank {
         }
     }
 
-    /// Looks whether the process ended (reaps it); `true` the first time it is seen
-    /// ended. Never waits for its output: a background child of the rank may hold
-    /// the pipes open ([`Rank::finish`] deals with them).
+    /// Looks whether the process ended; `true` the first time it is seen ended. It
+    /// is left a zombie (not reaped) until [`Rank::finish`]: that keeps its pid, the
+    /// id of its process group, from being handed to another process before the
+    /// group's leftovers are killed. Never waits for its output: a background child
+    /// of the rank may hold the pipes open.
     pub fn poll(&mut self) -> bool {
         if self.status.is_some() {
             return false;
         }
-        match self.child.try_wait() {
-            Ok(Some(status)) => {
-                self.status = Some((status, Instant::now()));
-                true
-            }
-            _ => false,
+        let pid: libc::id_t = self.child.id();
+        // SAFETY: siginfo_t is plain data; zero is a valid value.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: waitid on our own child with a valid out-pointer; WNOWAIT leaves
+        // it waitable (a zombie), WNOHANG never blocks.
+        let rc = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        // SAFETY: si_pid and si_status are set by waitid for an ended child (and
+        // zero otherwise, as the struct was zeroed).
+        let (who, code) = unsafe { (info.si_pid(), info.si_status()) };
+        if rc != 0 || who == 0 {
+            return false;
         }
+        // The raw wait status, as waitpid would give it.
+        let raw = match info.si_code {
+            libc::CLD_EXITED => (code & 0xff) << 8,
+            libc::CLD_DUMPED => (code & 0x7f) | 0x80,
+            _ => code & 0x7f,
+        };
+        self.status = Some((ExitStatus::from_raw(raw), Instant::now()));
+        true
     }
 
     /// Once the rank has ended and the job is over: kills what is left of its
@@ -152,12 +174,13 @@ impl Rank {
     pub fn finish(&mut self, deadline: Instant) {
         if let Ok(pid) = i32::try_from(self.child.id()) {
             // SAFETY: kill has no memory effects. The group id is the rank's pid,
-            // which the kernel does not hand out again while the group has members;
-            // with none left this fails with ESRCH.
+            // still held by its zombie (see `poll`), so it names no other process.
             unsafe {
                 libc::kill(-pid, libc::SIGKILL);
             }
         }
+        // Now reaped.
+        let _ = self.child.wait();
         while self.pipes.iter().any(|p| !p.is_finished()) && Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }

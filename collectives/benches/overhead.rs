@@ -19,7 +19,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use collectives::{Options, ProcessGroup, WorkSet};
-use nccl_safe::{Communicator, Config, Device, DeviceBuffer, Gate, ReduceOp, Stream, UniqueId};
+use nccl_safe::{
+    Communicator, Config, Device, DeviceBuffer, DriverKind, Gate, ReduceOp, Stream, UniqueId,
+};
 
 /// Repetitions, ops per figure, and host waits per wake figure; `cargo test` (which
 /// runs benches without `--bench`) gets a quick smoke run of every path instead.
@@ -56,34 +58,37 @@ fn per_op(n: usize, mut f: impl FnMut()) -> f64 {
 }
 
 impl Setup {
-    fn new() -> Setup {
-        let dev = match std::env::var("NCCL_RS_BENCH_DRIVER").as_deref() {
-            Ok("cuda") => Device::cuda(0).expect("cuda device 0"),
-            _ => Device::sim(0).expect("sim device 0"),
+    /// On the driver `NCCL_RS_BENCH_DRIVER` names (the sim by default), with ids of
+    /// that driver: NCCL refuses a sim id.
+    fn new() -> Result<Setup, Box<dyn std::error::Error>> {
+        let driver = match std::env::var("NCCL_RS_BENCH_DRIVER").as_deref() {
+            Ok("cuda") => DriverKind::Cuda,
+            _ => DriverKind::Sim,
         };
-        let stream = Stream::new(&dev).unwrap();
+        let dev = Device::with_driver(driver, 0)?;
+        let stream = Stream::new(&dev)?;
         let cfg = Config::new().blocking(false);
-        let comm = Communicator::init(&dev, 0, 1, &UniqueId::random(), &cfg).unwrap();
-        comm.wait_ready(LONG).unwrap();
+        let id = UniqueId::for_driver(dev.driver())?;
+        let comm = Communicator::init(&dev, 0, 1, &id, &cfg)?;
+        comm.wait_ready(LONG)?;
         let pg = ProcessGroup::new(
             &dev,
             0,
             1,
-            &UniqueId::random(),
+            &UniqueId::for_driver(dev.driver())?,
             Options::new().name("bench"),
-        )
-        .unwrap();
-        let raw_buf = DeviceBuffer::from_slice(&stream, &[1.0f32, 2.0]).unwrap();
-        let pg_buf = DeviceBuffer::from_slice(&stream, &[1.0f32, 2.0]).unwrap();
-        stream.synchronize().unwrap();
-        Setup {
-            other: Stream::new(&dev).unwrap(),
+        )?;
+        let raw_buf = DeviceBuffer::from_slice(&stream, &[1.0f32, 2.0])?;
+        let pg_buf = DeviceBuffer::from_slice(&stream, &[1.0f32, 2.0])?;
+        stream.synchronize()?;
+        Ok(Setup {
+            other: Stream::new(&dev)?,
             stream,
             comm,
             pg,
             raw_buf,
             pg_buf,
-        }
+        })
     }
 
     fn raw_sync(&mut self, n: usize) -> f64 {
@@ -196,7 +201,13 @@ fn row(what: &str, a: &[f64], b: &[f64], target: &str) {
 
 fn main() {
     let (reps, ops, _) = sizes();
-    let mut s = Setup::new();
+    let mut s = match Setup::new() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("bench overhead: cannot set up on the selected driver: {e}");
+            std::process::exit(1);
+        }
+    };
     // Warm up every path once.
     s.raw_sync(50);
     s.pg_host(50);

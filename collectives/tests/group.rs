@@ -13,22 +13,11 @@ use nccl_safe::{Device, DeviceBuffer, Gate, ReduceOp, Stream, UniqueId};
 
 const PATIENCE: Duration = Duration::from_secs(30);
 
-/// The `nccl-hang-report` program: where cargo built it, or (for prebuilt test
-/// binaries carried to another machine by ci/gpu-build) in `../tools/` beside them.
+mod common;
+
+/// The `nccl-hang-report` program (see `common::program`).
 fn hang_report_program() -> std::path::PathBuf {
-    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_nccl-hang-report"));
-    if built.exists() {
-        return built;
-    }
-    let exe = std::env::current_exe().unwrap();
-    let carried = exe.parent().unwrap().join("../tools/nccl-hang-report");
-    assert!(
-        carried.exists(),
-        "nccl-hang-report is neither at {} nor at {}",
-        built.display(),
-        carried.display()
-    );
-    carried
+    common::program("nccl-hang-report", env!("CARGO_BIN_EXE_nccl-hang-report"))
 }
 
 /// Runs `f(rank, group)` on `n` sim ranks (devices `first..first+n`), one thread each.

@@ -7,6 +7,13 @@ use std::collections::BTreeMap;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+mod common;
+
+/// The `nccl-run` program (see `common::program`).
+fn nccl_run_program() -> std::path::PathBuf {
+    common::program("nccl-run", env!("CARGO_BIN_EXE_nccl-run"))
+}
+
 use collectives::{Launch, Options, ProcessGroup};
 use nccl_safe::{DeviceBuffer, ReduceOp, Stream};
 
@@ -24,7 +31,7 @@ fn now_ms() -> u128 {
 fn nccl_run(flags: &[&str], scenario: &str) -> (Output, Duration) {
     let exe = std::env::current_exe().unwrap();
     let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_nccl-run"))
+    let out = Command::new(nccl_run_program())
         .args(flags)
         .args(["--driver", "sim", "--tag-output", "--"])
         .arg(exe)
@@ -489,7 +496,7 @@ fn the_job_timeout_stops_every_rank_with_status_124() {
 #[test]
 fn sigterm_is_forwarded_to_every_rank() {
     let exe = std::env::current_exe().unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_nccl-run"))
+    let child = Command::new(nccl_run_program())
         .args(["-n", "2", "--driver", "sim", "--tag-output", "--"])
         .arg(exe)
         .args([
@@ -530,7 +537,7 @@ fn two_nodes_meet_at_the_master_address() {
     let exe = std::env::current_exe().unwrap();
     let master = format!("127.0.0.1:{port}");
     let node = |k: &str| {
-        Command::new(env!("CARGO_BIN_EXE_nccl-run"))
+        Command::new(nccl_run_program())
             .args([
                 "-n",
                 "2",
@@ -686,7 +693,7 @@ fn spawn_nccl_run(
     scenario: &str,
 ) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
     use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nccl-run"))
+    let mut child = Command::new(nccl_run_program())
         .args(flags)
         .args(["--driver", "sim", "--tag-output", "--"])
         .arg(std::env::current_exe().unwrap())

@@ -4,8 +4,15 @@
 
 use std::process::Command;
 
+mod common;
+
+/// The `nccl-perf` program (see `common::program`).
+fn nccl_perf() -> std::path::PathBuf {
+    common::program("nccl-perf", env!("CARGO_BIN_EXE_nccl-perf"))
+}
+
 fn perf(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_nccl-perf"))
+    let out = Command::new(nccl_perf())
         .args(args)
         .env("NCCL_RS_DRIVER", "sim")
         .output()
@@ -107,7 +114,7 @@ fn ranks_as_processes_every_reduction_and_a_json_record() {
 
 #[test]
 fn bad_flags_are_refused_naming_them() {
-    let out = Command::new(env!("CARGO_BIN_EXE_nccl-perf"))
+    let out = Command::new(nccl_perf())
         .args(["all_reduce", "-d", "char"])
         .output()
         .unwrap();

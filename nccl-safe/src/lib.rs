@@ -49,10 +49,11 @@ pub mod sync;
 mod version;
 
 pub use comm::{
-    AbortHandle, Communicator, Config, Group, ReduceOp, UniqueId, group, with_call_label,
-    with_checked_call_label,
+    AbortHandle, Communicator, Config, Group, ReduceOp, UniqueId, group, wait_for_teardowns,
+    with_call_label, with_checked_call_label,
 };
 pub use device::Device;
+pub use driver::host_fn::refused_host_fn_calls;
 pub use driver::{DriverKind, DriverSelection, selected_driver};
 pub use dtype::{DType, DataType};
 pub use error::{Error, Result, ResultCode};

@@ -3,7 +3,7 @@
 use std::any::Any;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use nccl_sys as sys;
@@ -18,8 +18,31 @@ pub(crate) fn next_stream_id() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// A stream's failure that this library knows of and the driver does not report: a
+/// communicator's abort or stop cut short an operation enqueued on the stream
+/// (NCCL's aborted or revoked kernels end without a CUDA error, leaving undefined
+/// outputs), or a host function on it made a driver call (refused: CUDA forbids
+/// them). Once set it stays, as a CUDA sticky error does; shared with the
+/// communicators that remember launches on the stream.
+#[derive(Debug, Default)]
+pub(crate) struct StreamFailure(OnceLock<Error>);
+
+impl StreamFailure {
+    /// Records `error` as the stream's failure (the first one recorded stays).
+    pub fn set(&self, error: Error) {
+        let _ = self.0.set(error);
+    }
+
+    pub fn get(&self) -> Option<&Error> {
+        self.0.get()
+    }
+}
+
 pub(crate) struct StreamInner {
     pub device: Device,
+    /// Set when an operation on this stream was cut short or a host function broke
+    /// the host-function rule (see [`StreamFailure`]).
+    pub failure: Arc<StreamFailure>,
     pub imp: Deferred<StreamImpl>,
     pub id: u64,
     /// Held from recording an operation's event until its uses are tracked, so that
@@ -46,6 +69,14 @@ impl StreamInner {
 
     pub fn wait(&self, event: &EventImpl) -> Result<()> {
         self.imp.wait(event)
+    }
+
+    /// The failure of an operation cut short on this stream, if one was.
+    pub fn check_failure(&self) -> Result<()> {
+        match self.failure.get() {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -104,6 +135,7 @@ impl Stream {
         Ok(Stream {
             inner: Arc::new(StreamInner {
                 device: device.clone(),
+                failure: Arc::default(),
                 imp: Deferred::new(imp),
                 id: next_stream_id(),
                 record_lock: Mutex::new(()),
@@ -143,6 +175,7 @@ impl Stream {
         Ok(Stream {
             inner: Arc::new(StreamInner {
                 device: device.clone(),
+                failure: Arc::default(),
                 imp: Deferred::new(imp),
                 id: next_stream_id(),
                 record_lock: Mutex::new(()),
@@ -190,9 +223,14 @@ impl Stream {
     ///
     /// # Errors
     ///
-    /// An error of the work itself (CUDA's sticky errors; the sim's failed accesses).
+    /// An error of the work itself (CUDA's sticky errors; the sim's failed accesses),
+    /// and [`Error::Aborted`] once a communicator's abort or stop cut short an
+    /// operation on this stream: NCCL's aborted kernels end without a CUDA error and
+    /// leave their outputs undefined, so this library remembers them and fails the
+    /// stream from then on, on both drivers.
     pub fn synchronize(&self) -> Result<()> {
-        self.inner.imp.synchronize(None)
+        self.inner.imp.synchronize(None)?;
+        self.inner.check_failure()
     }
 
     /// As [`Stream::synchronize`], giving up after `timeout`.
@@ -200,18 +238,23 @@ impl Stream {
     /// # Errors
     ///
     /// [`Error::Timeout`] when the work has not completed in time (it stays
-    /// enqueued); errors of the work itself.
+    /// enqueued); errors of the work itself, and a cut-short operation's
+    /// [`Error::Aborted`], as [`Stream::synchronize`].
     pub fn synchronize_timeout(&self, timeout: Duration) -> Result<()> {
-        self.inner.imp.synchronize(Some(timeout))
+        self.inner.imp.synchronize(Some(timeout))?;
+        self.inner.check_failure()
     }
 
     /// Whether all work enqueued so far has completed. Never blocks.
     ///
     /// # Errors
     ///
-    /// An error of the work itself.
+    /// An error of the work itself; [`Error::Aborted`] at once when an operation on
+    /// this stream was cut short (see [`Stream::synchronize`]).
     pub fn query(&self) -> Result<bool> {
-        self.inner.imp.query()
+        let done = self.inner.imp.query()?;
+        self.inner.check_failure()?;
+        Ok(done)
     }
 
     /// Runs `f` on a driver thread once all work enqueued before it has completed;
@@ -223,7 +266,19 @@ impl Stream {
     ///
     /// A driver error enqueueing it.
     pub fn launch_host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
-        self.inner.imp.launch_host_fn(Box::new(f))
+        let failure = self.inner.failure.clone();
+        self.inner.imp.launch_host_fn(Box::new(move || {
+            f();
+            // The drops of what `f` owned ran inside too: a driver call among them
+            // was refused and is the stream's failure on both drivers (the sim also
+            // fails the stream itself).
+            if let Some(reason) = crate::driver::host_fn::peek_violation() {
+                failure.set(Error::InvalidUsage {
+                    op: "host function",
+                    reason,
+                });
+            }
+        }))
     }
 
     /// Runs `f` once all work enqueued so far has completed, on a driver thread (the

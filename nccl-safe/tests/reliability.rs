@@ -275,3 +275,138 @@ fn cuda_two_gpus_closing_one_communicator_while_another_waits_for_a_late_peer_do
         UniqueId::nccl().unwrap(),
     );
 }
+
+/// Issue 19 item 3: an abort cuts short a collective held behind a gate. NCCL's
+/// aborted kernels end without a CUDA error, so cuda reported success with undefined
+/// outputs; on both drivers the stream now fails from the abort on, and a stream
+/// whose collective had completed does not.
+fn a_collective_cut_short_by_an_abort_fails_its_stream(dev: Device) {
+    let id = UniqueId::for_driver(dev.driver()).unwrap();
+    let comm = Communicator::init(&dev, 0, 1, &id, &Config::new()).unwrap();
+    let early = Stream::new(&dev).unwrap();
+    let mut done = DeviceBuffer::from_slice(&early, &[1.0f32; 8]).unwrap();
+    let mut cut = DeviceBuffer::from_slice(&early, &[1.0f32; 8]).unwrap();
+    comm.all_reduce_in_place(&mut done, ReduceOp::Sum, &early)
+        .unwrap();
+    early.synchronize().unwrap();
+    let gated = Stream::new(&dev).unwrap();
+    let gate = Gate::new(&dev).unwrap();
+    gated.wait_gate(&gate).unwrap();
+    comm.all_reduce_in_place(&mut cut, ReduceOp::Sum, &gated)
+        .unwrap();
+    let handle = comm.abort_handle().unwrap();
+    // The abort's frees wait for the device, so it runs beside the gate's opening.
+    let abort = thread::spawn(move || handle.abort());
+    let deadline = Instant::now() + PATIENCE;
+    while gated.query().is_ok() {
+        assert!(
+            Instant::now() < deadline,
+            "the abort never failed the stream"
+        );
+        thread::sleep(Duration::from_millis(1));
+    }
+    gate.open();
+    abort.join().unwrap().unwrap();
+    // The sim fails the stream with its own error first; on cuda, where the driver
+    // reports nothing, it is the library's record of the cut-short launch.
+    let e = gated.synchronize().unwrap_err();
+    if dev.driver() == nccl_safe::DriverKind::Cuda {
+        assert!(matches!(e, Error::Aborted { .. }), "{e}");
+        assert!(e.to_string().contains("cut short"), "{e}");
+    }
+    early.synchronize().unwrap();
+    assert_eq!(done.to_vec(&early).unwrap(), vec![1.0; 8]);
+}
+
+#[test]
+fn sim_a_collective_cut_short_by_an_abort_fails_its_stream() {
+    a_collective_cut_short_by_an_abort_fails_its_stream(Device::sim(0).unwrap());
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cuda_a_collective_cut_short_by_an_abort_fails_its_stream() {
+    a_collective_cut_short_by_an_abort_fails_its_stream(Device::cuda(0).unwrap());
+}
+
+/// Issue 19 item 4: a host function whose closure owns the last handle of the device
+/// (through a host buffer) makes no driver call: the device's release moves to the
+/// reaper thread.
+fn a_host_function_owning_the_last_device_handle_makes_no_driver_call(dev: Device) {
+    let before = nccl_safe::refused_host_fn_calls();
+    let s = Stream::new(&dev).unwrap();
+    let host = HostBuffer::<f32>::new(&dev, 64).unwrap();
+    let gate = Gate::new(&dev).unwrap();
+    s.wait_gate(&gate).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    s.launch_host_fn(move || {
+        drop(host);
+        let _ = tx.send(());
+    })
+    .unwrap();
+    drop(s);
+    drop(dev);
+    gate.open();
+    rx.recv_timeout(PATIENCE).unwrap();
+    assert_eq!(nccl_safe::refused_host_fn_calls(), before);
+}
+
+#[test]
+fn sim_a_host_function_owning_the_last_device_handle_makes_no_driver_call() {
+    a_host_function_owning_the_last_device_handle_makes_no_driver_call(Device::sim(0).unwrap());
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cuda_a_host_function_owning_the_last_device_handle_makes_no_driver_call() {
+    a_host_function_owning_the_last_device_handle_makes_no_driver_call(Device::cuda(0).unwrap());
+}
+
+/// A host function that calls into the library fails its stream, on both drivers
+/// (the call is refused: CUDA forbids driver calls there).
+fn a_host_function_that_calls_the_driver_fails_its_stream(dev: Device) {
+    let before = nccl_safe::refused_host_fn_calls();
+    let s = Stream::new(&dev).unwrap();
+    let inner_dev = dev.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    s.launch_host_fn(move || {
+        let _ = tx.send(Stream::new(&inner_dev).map(|_| ()));
+    })
+    .unwrap();
+    let refused = rx.recv_timeout(PATIENCE).unwrap().unwrap_err();
+    assert!(matches!(refused, Error::InvalidUsage { .. }), "{refused}");
+    assert!(s.synchronize().is_err());
+    assert!(nccl_safe::refused_host_fn_calls() > before);
+}
+
+#[test]
+fn sim_a_host_function_that_calls_the_driver_fails_its_stream() {
+    a_host_function_that_calls_the_driver_fails_its_stream(Device::sim(0).unwrap());
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cuda_a_host_function_that_calls_the_driver_fails_its_stream() {
+    a_host_function_that_calls_the_driver_fails_its_stream(Device::cuda(0).unwrap());
+}
+
+/// Issue 19 item 6: a program (a test binary) can wait for the teardowns its dropped
+/// communicators run in the background, instead of exiting while one is inside the
+/// driver; cuda does so at exit by itself.
+#[test]
+fn wait_for_teardowns_waits_for_a_dropped_communicators_teardown() {
+    let dev = Device::sim(0).unwrap();
+    let cfg = Config::new().teardown_timeout(Duration::from_secs(20));
+    let comm = Communicator::init(&dev, 0, 1, &UniqueId::random(), &cfg).unwrap();
+    let s = Stream::new(&dev).unwrap();
+    let mut x = DeviceBuffer::from_slice(&s, &[1i32; 8]).unwrap();
+    s.synchronize().unwrap();
+    let gate = Gate::new(&dev).unwrap();
+    s.wait_gate(&gate).unwrap();
+    comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+    drop(comm); // its teardown finalizes: it waits for the gated all-reduce
+    assert!(!nccl_safe::wait_for_teardowns(Duration::from_millis(100)));
+    gate.open();
+    assert!(nccl_safe::wait_for_teardowns(PATIENCE));
+    s.synchronize().unwrap();
+}

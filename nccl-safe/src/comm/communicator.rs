@@ -17,6 +17,7 @@ use super::op::{LaunchOp, OpDesc};
 use crate::driver::{CommImpl, DeviceImpl, DriverKind, SharedEvent};
 use crate::memory::alloc::OwnedUse;
 use crate::memory::tracker::{Use, enqueue};
+use crate::stream::StreamFailure;
 use crate::stream::check_same_device;
 use crate::sync::lock;
 use crate::{Device, Error, Result, Stream};
@@ -83,6 +84,19 @@ fn live_on(device: &Device) -> Vec<Arc<CommInner>> {
         .collect()
 }
 
+/// A launch this communicator remembers until it completes.
+#[derive(Clone)]
+pub(crate) struct Launched {
+    pub(super) event: SharedEvent,
+    failure: Arc<StreamFailure>,
+}
+
+impl Launched {
+    fn done(&self) -> bool {
+        matches!(self.event.query(), Ok(true))
+    }
+}
+
 pub(crate) struct CommInner {
     pub(super) device: Device,
     pub(super) rank: usize,
@@ -98,8 +112,9 @@ pub(crate) struct CommInner {
     launches: AtomicUsize,
     /// Set by `finalize`: no more operations.
     finalized: AtomicBool,
-    /// Events after each launch: the work still outstanding.
-    pub(super) pending: Mutex<Vec<SharedEvent>>,
+    /// Each launch's completion event and its stream's [`StreamFailure`]: the work still
+    /// outstanding, and where to say that an abort or stop cut it short.
+    pub(super) pending: Mutex<Vec<Launched>>,
     /// The length at which `pending` is next pruned.
     prune_at: AtomicUsize,
     /// How many communicators the call that made this one made (more than one for
@@ -139,8 +154,42 @@ impl CommInner {
 
     fn outstanding(&self) -> usize {
         let mut p = lock(&self.pending);
-        p.retain(|e| !matches!(e.query(), Ok(true)));
+        p.retain(|l| !l.done());
         p.len()
+    }
+
+    /// Remembers that `how` (an abort, a stop) cut short every launch not completed
+    /// yet: NCCL's aborted or revoked kernels end without an error on the stream and
+    /// leave their outputs undefined, so their streams fail from now on (the sim
+    /// fails them itself too; this makes both drivers say so). The caller has set
+    /// the flag that refuses new launches first, so a launch racing this one sees it
+    /// in `note_launch`.
+    fn cut_short(&self, how: &str) {
+        let p = lock(&self.pending);
+        for l in p.iter().filter(|l| !l.done()) {
+            l.failure.set(self.cut_error(how));
+        }
+    }
+
+    fn cut_error(&self, how: &str) -> Error {
+        Error::Aborted {
+            what: format!(
+                "rank {} of {}: {how} cut short an operation of this communicator on this \
+                 stream before it completed; its outputs are undefined",
+                self.rank, self.size
+            ),
+        }
+    }
+
+    /// How the communicator was ended, if it was (aborted or stopped).
+    fn ended_by(&self) -> Option<&'static str> {
+        if self.stopped.load(Ordering::Acquire) {
+            Some("a stop (another communicator's teardown on the device)")
+        } else if self.aborted.load(Ordering::Acquire) {
+            Some("an abort")
+        } else {
+            None
+        }
     }
 
     /// Launches that completed (or were forgotten as completed).
@@ -230,8 +279,20 @@ impl CommInner {
         });
         // Remembered whatever the result: a failed launch may have enqueued work
         // (see `memory::tracker::enqueue`), which finalize must wait for.
-        self.note_launch(stream)?;
+        let noted = self.note_launch(stream);
+        self.abort_if_launch_failed();
+        noted?;
         launched
+    }
+
+    /// After a launch (the launch locks released): a cuda launch that failed once
+    /// its calls were issued leaves the communicator to be aborted, through the same
+    /// path as every abort (what was cut short remembered, revoke, the device's other
+    /// communicators quiesced, then the abort that frees).
+    pub(super) fn abort_if_launch_failed(&self) {
+        if self.imp.take_needs_abort() {
+            let _ = self.abort_now();
+        }
     }
 
     /// Remembers a launch's completion event as outstanding work, forgetting the
@@ -239,14 +300,25 @@ impl CommInner {
     /// work actually outstanding, plus 64).
     pub(super) fn note_launch(&self, stream: &Stream) -> Result<()> {
         let event = stream.inner.record_new()?;
+        let launched = Launched {
+            event,
+            failure: stream.inner.failure.clone(),
+        };
         let mut p = lock(&self.pending);
         if p.len() >= self.prune_at.load(Ordering::Relaxed) {
-            p.retain(|e| !matches!(e.query(), Ok(true)));
+            p.retain(|l| !l.done());
             self.prune_at
                 .store((2 * p.len()).max(64), Ordering::Relaxed);
         }
-        p.push(event);
+        p.push(launched.clone());
         self.launches.fetch_add(1, Ordering::AcqRel);
+        // An abort or stop that began while this launch was made may have looked at
+        // the list before it was here (it sets its flag before it looks).
+        if let Some(how) = self.ended_by() {
+            if !launched.done() {
+                launched.failure.set(self.cut_error(how));
+            }
+        }
         Ok(())
     }
 
@@ -263,6 +335,7 @@ impl CommInner {
         if self.aborted.swap(true, Ordering::AcqRel) || self.closed.load(Ordering::Acquire) {
             return Ok(());
         }
+        self.cut_short("an abort");
         self.imp.signal_abort();
         self.quiesce_device("aborted", self.config.teardown_timeout);
         self.imp.abort(self.config.teardown_timeout)
@@ -333,6 +406,7 @@ impl CommInner {
         if self.stopped.swap(true, Ordering::AcqRel) {
             return;
         }
+        self.cut_short("a stop (another communicator's teardown on the device)");
         if !self.imp.signal_abort() && !self.aborted.swap(true, Ordering::AcqRel) {
             let stopped = self.clone();
             let _ = std::thread::Builder::new()
@@ -356,7 +430,7 @@ impl CommInner {
             None => {
                 let deadline = crate::sync::deadline(self.config.teardown_timeout);
                 let pending: Vec<_> = lock(&self.pending).clone();
-                for e in pending {
+                for e in pending.into_iter().map(|l| l.event) {
                     let left = crate::sync::left(deadline);
                     e.synchronize((left != Duration::MAX).then_some(left))
                         .map_err(|err| match err {
@@ -724,6 +798,15 @@ impl Communicator {
     ///
     /// A driver error asking.
     pub fn async_error(&self) -> Result<Option<Error>> {
+        if self.inner.stopped.load(Ordering::Acquire) {
+            return Ok(Some(Error::Aborted {
+                what: format!(
+                    "rank {}: stopped because another communicator on {} was torn down \
+                     while this one's work made no progress",
+                    self.inner.rank, self.inner.device
+                ),
+            }));
+        }
         if self.inner.aborted.load(Ordering::Acquire) {
             return Ok(Some(Error::Aborted {
                 what: format!("rank {}", self.inner.rank),
@@ -802,9 +885,14 @@ impl Drop for Communicator {
             return;
         }
         let inner = self.inner.clone();
+        if inner.imp.kind() == DriverKind::Cuda {
+            wait_for_teardowns_at_exit();
+        }
+        *lock(&TEARDOWNS.0) += 1;
         let spawned = std::thread::Builder::new()
             .name("nccl-rs-teardown".into())
             .spawn(move || {
+                let _count = TeardownRunning;
                 if let Err(e) = inner.teardown() {
                     log::warn!(
                         "{}: communicator rank {} teardown: {e}",
@@ -814,10 +902,76 @@ impl Drop for Communicator {
                 }
             });
         if spawned.is_err() {
+            drop(TeardownRunning);
             // No thread: abort, which never waits for peers.
             let _ = self.inner.abort_now();
         }
     }
+}
+
+/// Teardowns of dropped communicators still running on their threads, and the
+/// signal each gives as it ends.
+static TEARDOWNS: (Mutex<usize>, std::sync::Condvar) = (Mutex::new(0), std::sync::Condvar::new());
+
+/// Counts one running teardown down when dropped (also when the teardown panics).
+struct TeardownRunning;
+
+impl Drop for TeardownRunning {
+    fn drop(&mut self) {
+        let mut n = lock(&TEARDOWNS.0);
+        *n = n.saturating_sub(1);
+        TEARDOWNS.1.notify_all();
+    }
+}
+
+/// Waits until every communicator dropped so far has been torn down on its
+/// background thread, at most `timeout`; `true` when none is left.
+///
+/// Dropping a [`Communicator`] returns at once and tears it down on a thread of its
+/// own. A process that exits meanwhile ends that thread wherever it is, possibly
+/// inside NCCL or the CUDA driver. The library waits at exit for cuda teardowns (at
+/// most 10 s, from an `atexit` handler registered with the first one); call this to
+/// wait earlier, or with another bound.
+pub fn wait_for_teardowns(timeout: Duration) -> bool {
+    let deadline = crate::sync::deadline(timeout);
+    let mut n = lock(&TEARDOWNS.0);
+    while *n > 0 {
+        match deadline {
+            None => n = TEARDOWNS.1.wait(n).unwrap_or_else(|e| e.into_inner()),
+            Some(d) => {
+                let now = Instant::now();
+                if now >= d {
+                    return false;
+                }
+                n = TEARDOWNS
+                    .1
+                    .wait_timeout(n, d - now)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+        }
+    }
+    true
+}
+
+/// How long the process waits at exit for cuda teardowns still running.
+const EXIT_WAIT: Duration = Duration::from_secs(10);
+
+/// Registers, once, an `atexit` handler that waits (at most [`EXIT_WAIT`]) for the
+/// teardowns still running, so that a test binary or a program returning from `main`
+/// does not end a thread inside NCCL's destroy or the driver.
+fn wait_for_teardowns_at_exit() {
+    extern "C" fn at_exit() {
+        if !wait_for_teardowns(EXIT_WAIT) {
+            log::warn!("exiting with communicator teardowns still running after {EXIT_WAIT:?}");
+        }
+    }
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(|| {
+        // SAFETY: registers a handler that takes only this module's lock and
+        // condition variable, which live as long as the process.
+        unsafe { libc::atexit(at_exit) };
+    });
 }
 
 impl fmt::Debug for Communicator {
@@ -833,7 +987,112 @@ impl fmt::Debug for Communicator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DeviceBuffer, ReduceOp};
+    use crate::{DeviceBuffer, Gate, ReduceOp};
+
+    /// A one-rank communicator on sim device 7 (these tests' own), a stream held by
+    /// a closed gate with an all-reduce behind it, and a second stream whose
+    /// all-reduce completed.
+    fn cut_setup() -> (Communicator, Gate, Stream, Stream, DeviceBuffer<u32>) {
+        let dev = Device::sim(7).unwrap();
+        let comm = Communicator::init_all(std::slice::from_ref(&dev), &Config::new())
+            .unwrap()
+            .pop()
+            .unwrap();
+        let done = Stream::new(&dev).unwrap();
+        let mut y = DeviceBuffer::from_slice(&done, &[1u32; 4]).unwrap();
+        comm.all_reduce_in_place(&mut y, ReduceOp::Sum, &done)
+            .unwrap();
+        done.synchronize().unwrap();
+        let mut x = DeviceBuffer::from_slice(&done, &[1u32; 4]).unwrap();
+        done.synchronize().unwrap();
+        let gated = Stream::new(&dev).unwrap();
+        let gate = Gate::new(&dev).unwrap();
+        gated.wait_gate(&gate).unwrap();
+        comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &gated)
+            .unwrap();
+        (comm, gate, gated, done, x)
+    }
+
+    /// Waits (bounded) until `s` reports a cut-short operation, the gate still closed.
+    fn wait_cut(s: &Stream) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while s.inner.failure.get().is_none() {
+            assert!(
+                Instant::now() < deadline,
+                "the launch was never marked cut short"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    #[test]
+    fn an_abort_fails_the_stream_of_each_launch_it_cut_short_and_only_those() {
+        // Issue 19 item 3: NCCL's aborted kernels end without a CUDA error, so the
+        // stream reported success with undefined outputs. The launch behind the gate
+        // is cut short: its stream fails from then on, whatever the driver says; the
+        // stream whose launch had completed stays usable.
+        let (comm, gate, gated, done, _x) = cut_setup();
+        let handle = comm.abort_handle().unwrap();
+        let abort = std::thread::spawn(move || handle.abort());
+        wait_cut(&gated);
+        let e = gated.query().unwrap_err();
+        assert!(
+            matches!(&e, Error::Aborted { what } if what.contains("an abort cut short")),
+            "{e}"
+        );
+        gate.open();
+        abort.join().unwrap().unwrap();
+        // The sim fails the stream itself too, and its error comes first; cuda's
+        // stream has no error of its own, and this one is what it reports.
+        assert!(gated.synchronize().is_err());
+        assert!(gated.inner.failure.get().is_some());
+        assert!(gated.synchronize_timeout(Duration::from_secs(5)).is_err());
+        assert!(done.inner.failure.get().is_none());
+        done.synchronize().unwrap();
+        assert!(matches!(
+            comm.async_error(),
+            Ok(Some(Error::Aborted { .. }))
+        ));
+    }
+
+    #[test]
+    fn a_failed_launch_is_aborted_through_the_teardown_path_after_it() {
+        // Issue 19 item 5: a cuda launch that failed once issued aborted its
+        // communicators inside the launch, under the launch lock, skipping what every
+        // abort does. Now it marks them, and the owner aborts after the launch: the
+        // outstanding launch is remembered as cut short, and the abort flag is set.
+        let (comm, gate, gated, _done, _x) = cut_setup();
+        let CommImpl::Sim(sim) = &comm.inner.imp else {
+            unreachable!("a sim device")
+        };
+        sim.mark_needs_abort();
+        let inner = comm.inner.clone();
+        let owner = std::thread::spawn(move || inner.abort_if_launch_failed());
+        wait_cut(&gated);
+        gate.open();
+        owner.join().unwrap();
+        assert!(comm.inner.aborted.load(Ordering::Acquire));
+        assert!(gated.synchronize().is_err());
+        assert!(!comm.inner.imp.take_needs_abort(), "the mark is taken once");
+    }
+
+    #[test]
+    fn a_launch_noted_after_an_abort_began_is_cut_short_too() {
+        // The race an abort has with a launch being made: the abort sets its flag,
+        // then looks at the list; a launch noted after it looked sees the flag.
+        let (comm, gate, gated, _done, _x) = cut_setup();
+        comm.inner.aborted.store(true, Ordering::Release);
+        let late = Stream::new(comm.device()).unwrap();
+        late.wait_gate(&gate).unwrap();
+        comm.inner.note_launch(&late).unwrap();
+        assert!(late.inner.failure.get().is_some());
+        assert!(
+            gated.inner.failure.get().is_none(),
+            "nothing looked at the list yet"
+        );
+        gate.open();
+        comm.inner.aborted.store(false, Ordering::Release);
+    }
 
     #[test]
     fn the_pending_list_of_a_long_run_stays_bounded() {

@@ -193,9 +193,15 @@ fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Resu
         .collect();
     let launched = crate::driver::launch_cuda_group(&launches);
     // Recorded whatever the result (see `memory::tracker::enqueue`).
+    let mut noted = Ok(());
     for (comm, stream, calls) in &per_comm {
-        enqueue_record(&stream.inner, &Call::uses(calls))?;
-        comm.note_launch(stream)?;
+        noted = noted
+            .and_then(|()| enqueue_record(&stream.inner, &Call::uses(calls)))
+            .and_then(|()| comm.note_launch(stream));
     }
+    for (comm, _, _) in &per_comm {
+        comm.abort_if_launch_failed();
+    }
+    noted?;
     launched
 }

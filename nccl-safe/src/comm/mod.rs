@@ -16,7 +16,7 @@ mod label;
 pub(crate) mod op;
 
 pub use collectives::ReduceOp;
-pub use communicator::{AbortHandle, Communicator};
+pub use communicator::{AbortHandle, Communicator, wait_for_teardowns};
 pub use config::Config;
 pub use group::{Group, group};
 pub use id::UniqueId;

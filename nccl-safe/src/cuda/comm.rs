@@ -20,6 +20,7 @@
 use std::ffi::CString;
 use std::ptr;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use nccl_sys as sys;
@@ -79,6 +80,11 @@ pub(crate) struct CudaComm {
     raw: Mutex<Option<usize>>,
     _config: Box<RawConfig>,
     unconfirmed: Mutex<Splits>,
+    /// Set by a launch that failed once its calls were issued: the communicator must
+    /// be aborted, which its owner does through the one teardown path (remember
+    /// what is cut short, revoke, quiesce the device, abort) after the launch locks
+    /// are released ([`CudaComm::take_needs_abort`]).
+    needs_abort: AtomicBool,
 }
 
 // SAFETY: an ncclComm_t may be used from any thread; NCCL's rule that one thread at a
@@ -130,6 +136,7 @@ impl CudaComm {
             raw: Mutex::new(Some(raw as usize)),
             _config: config,
             unconfirmed: Mutex::new(Splits::default()),
+            needs_abort: AtomicBool::new(false),
         }
     }
 
@@ -293,6 +300,12 @@ impl CudaComm {
         config: &Config,
     ) -> Result<()> {
         launch_group(&[(self, device, stream, calls, config)])
+    }
+
+    /// Whether a failed launch left this communicator to be aborted (see
+    /// `needs_abort`); reading it clears it.
+    pub fn take_needs_abort(&self) -> bool {
+        self.needs_abort.swap(false, Ordering::AcqRel)
     }
 
     /// `ncclCommRevoke`: stops in-flight operations without freeing (so without
@@ -472,22 +485,29 @@ impl CudaComm {
     }
 }
 
-/// The error of a launch NCCL did not confirm in time, after aborting its
-/// communicators: an aborted communicator enqueues nothing more, and its kernels that
-/// already run stop at the abort flag. (The buffers' uses are recorded after the
-/// launch whatever its result, so their frees wait for what did run.)
-fn unconfirmed_launch(comms: &[(&CudaComm, &CudaDevice)], waited: Duration) -> Error {
-    let mut aborts = String::new();
-    for (c, d) in comms {
-        if let Err(e) = c.abort(d) {
-            aborts.push_str(&format!("; abort: {e}"));
-        }
+/// Marks every communicator of a failed launch to be aborted by its owner (see
+/// `CudaComm::needs_abort`): NCCL launches the calls issued before a failing one, and
+/// an unconfirmed launch may still leave kernels running on a dead peer. Aborting
+/// here, under the launch locks, would skip the device's quiesce step and hold up
+/// every other launch on the device while the abort's frees wait for it.
+fn must_abort(comms: &[(&CudaComm, &CudaDevice)], e: Error) -> Error {
+    for (c, _) in comms {
+        c.needs_abort.store(true, Ordering::Release);
     }
+    e
+}
+
+/// The error of a launch NCCL did not confirm in time; its communicators are aborted
+/// by their owners next (`must_abort`): an aborted communicator enqueues nothing more,
+/// and its kernels that already run stop at the abort flag. (The buffers' uses are
+/// recorded after the launch whatever its result, so their frees wait for what did
+/// run.)
+fn unconfirmed_launch(waited: Duration) -> Error {
     Error::Aborted {
         what: format!(
             "NCCL did not confirm the launch (ncclGroupEnd still in progress after \
-             {waited:?}); the communicator was aborted so that no kernel can use the \
-             buffers after they are freed{aborts}"
+             {waited:?}); the communicator is aborted so that no kernel can use the \
+             buffers after they are freed"
         ),
     }
 }
@@ -528,9 +548,10 @@ pub(crate) type Part<'a> = (
 ///   (Decision 7); aborts and queries take only the NCCL lock and get through.
 /// - Checks that cannot fail inside NCCL (a live communicator, its context, device
 ///   scalars) run before `ncclGroupStart`, so a refusal leaves nothing half-issued.
-/// - Any failure once a call was issued aborts every communicator of the launch:
-///   NCCL launches the calls issued before a failing one, and a failed confirmation
-///   may still leave kernels running on a dead peer.
+/// - Any failure once a call was issued leaves every communicator of the launch to be
+///   aborted by its owner once this returns (`must_abort`): NCCL launches the calls
+///   issued before a failing one, and a failed confirmation may still leave kernels
+///   running on a dead peer.
 /// - The PreMulSum ops are destroyed afterwards, for the communicators still held.
 pub(crate) fn launch_group(parts: &[Part<'_>]) -> Result<()> {
     let lib = lib()?;
@@ -543,12 +564,6 @@ pub(crate) fn launch_group(parts: &[Part<'_>]) -> Result<()> {
     devices.sort_by_key(|d| d.ordinal);
     let _order: Vec<_> = devices.iter().map(|d| d.launch_lock()).collect();
     let comms: Vec<(&CudaComm, &CudaDevice)> = parts.iter().map(|(c, d, ..)| (*c, *d)).collect();
-    let give_up = |e: Error| -> Error {
-        for (c, d) in &comms {
-            let _ = c.abort(d);
-        }
-        e
-    };
     let (created, issued) = {
         let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
         let mut raws = Vec::with_capacity(parts.len());
@@ -592,15 +607,15 @@ pub(crate) fn launch_group(parts: &[Part<'_>]) -> Result<()> {
         (created, result.and(end))
     };
     if let Err(e) = issued {
-        return Err(give_up(e));
+        return Err(must_abort(&comms, e));
     }
     for (comm, device, _, _, config) in parts {
         match poll(comm, device, config.call_timeout, "ncclGroupEnd") {
             Ok(()) => {}
             Err(Error::Timeout { waited, .. }) => {
-                return Err(unconfirmed_launch(&comms, waited));
+                return Err(must_abort(&comms, unconfirmed_launch(waited)));
             }
-            Err(e) => return Err(give_up(e)),
+            Err(e) => return Err(must_abort(&comms, e)),
         }
     }
     let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();

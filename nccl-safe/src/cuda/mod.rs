@@ -135,7 +135,27 @@ impl CudaDevice {
             );
         }
         let _ = device.kernels.set(kernels);
+        device.prewarm_pinned();
         Ok(device)
+    }
+
+    /// Fills the pinned cache with a few small blocks now ([`PREWARM_PINNED`]): a first
+    /// `cuMemHostAlloc` later, while a stream is held back by a gate or a late peer,
+    /// can wait behind that stream, and host buffers of these sizes (a test's, a
+    /// small `to_vec`'s) are then served from the cache. Best effort: a failure only
+    /// leaves the cache colder.
+    fn prewarm_pinned(&self) {
+        let Ok(_ctx) = self.bind() else { return };
+        let mut cache = crate::sync::lock(&self.pinned_cache);
+        for &capacity in PREWARM_PINNED {
+            let mut p = ptr::null_mut();
+            let flags = sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP;
+            // SAFETY: writes one pointer to `capacity` bytes of pinned memory.
+            let rc = unsafe { self.lib.cuMemHostAlloc(&mut p, capacity, flags) };
+            if !matches!(rc, Ok(sys::CUDA_SUCCESS)) || !cache.put(p as usize, capacity) {
+                break;
+            }
+        }
     }
 
     /// A memory pool of this library's own, so that nothing else changes its settings
@@ -340,6 +360,33 @@ impl CudaDevice {
 
 impl Drop for CudaDevice {
     fn drop(&mut self) {
+        if crate::driver::host_fn::inside() {
+            // The last handle went inside a host function (a closure owned the last
+            // host buffer, say): every release below is a driver call, which CUDA
+            // forbids there, so the whole drop moves to the reaper thread in a value
+            // that owns what it releases. What stays here is empty.
+            let moved = CudaDevice {
+                lib: self.lib,
+                ordinal: self.ordinal,
+                dev: self.dev,
+                ctx: self.ctx,
+                kernels: std::mem::take(&mut self.kernels),
+                pinned_cache: Mutex::new(std::mem::take(
+                    self.pinned_cache
+                        .get_mut()
+                        .unwrap_or_else(|e| e.into_inner()),
+                )),
+                pool: self.pool,
+                nccl: Mutex::new(()),
+                keep_module: std::sync::atomic::AtomicBool::new(
+                    self.keep_module.load(std::sync::atomic::Ordering::Acquire),
+                ),
+                launch: Mutex::new(()),
+                poller: std::mem::take(&mut self.poller),
+            };
+            crate::driver::host_fn::defer(Box::new(move || drop(moved)));
+            return;
+        }
         let cache = std::mem::take(
             self.pinned_cache
                 .get_mut()
@@ -386,6 +433,30 @@ impl Drop for Bound {
 
 /// The most bytes of freed pinned blocks a device keeps for reuse.
 pub(crate) const PINNED_CACHE_LIMIT: usize = 256 << 20;
+
+/// The blocks a device pins when it opens (see `CudaDevice::prewarm_pinned`): two of
+/// each power of two from 4 KiB to 1 MiB, about 4 MiB, so that every host buffer up to
+/// 1 MiB finds a block (the cache serves a request from a block at most twice its size).
+const PREWARM_PINNED: &[usize] = &[
+    4 << 10,
+    4 << 10,
+    8 << 10,
+    8 << 10,
+    16 << 10,
+    16 << 10,
+    32 << 10,
+    32 << 10,
+    64 << 10,
+    64 << 10,
+    128 << 10,
+    128 << 10,
+    256 << 10,
+    256 << 10,
+    512 << 10,
+    512 << 10,
+    1 << 20,
+    1 << 20,
+];
 
 /// Freed pinned blocks (address, capacity) and their total size.
 #[derive(Default)]
@@ -524,6 +595,24 @@ fn free_pinned_later(device: Arc<CudaDevice>, ptr: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_prewarmed_blocks_serve_every_host_buffer_up_to_a_mebibyte() {
+        let mut c = PinnedCache::default();
+        for (i, &cap) in PREWARM_PINNED.iter().enumerate() {
+            assert!(c.put(0x1000 * (i + 1), cap));
+        }
+        assert!(c.bytes < 5 << 20, "about 4 MiB, not {}", c.bytes);
+        for bytes in [1, 4096, 4097, 10_000, 100_000, 700_000, 1 << 20] {
+            let wanted = page_round(bytes);
+            let (p, cap) = c
+                .take(wanted)
+                .unwrap_or_else(|| panic!("{bytes} B found no block"));
+            assert!(cap >= wanted && cap / 2 <= wanted);
+            assert!(c.put(p, cap));
+        }
+        assert!(c.take(page_round((1 << 20) + 1)).is_none());
+    }
 
     #[test]
     fn pinned_blocks_are_page_rounded_and_the_cache_is_bounded_and_tight() {

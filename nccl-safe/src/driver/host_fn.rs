@@ -42,6 +42,26 @@ impl Drop for Inside {
     }
 }
 
+/// The first driver call the running host function made, if any, left in place for
+/// [`Inside::violation`].
+pub(crate) fn peek_violation() -> Option<String> {
+    VIOLATION.with(|v| v.borrow().clone())
+}
+
+/// Driver calls refused inside host functions, process-wide.
+static REFUSED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many driver calls this process refused because a host function made them.
+///
+/// CUDA forbids driver calls inside host functions ([`crate::Stream::launch_host_fn`]);
+/// the library moves the drops of its own handles out of them (to a reaper thread),
+/// so this stays 0 unless a closure called into the library itself. Such a call is
+/// refused with [`crate::Error::InvalidUsage`] and fails the stream that ran the
+/// host function.
+pub fn refused_host_fn_calls() -> usize {
+    REFUSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Whether this thread is running a host function.
 pub(crate) fn inside() -> bool {
     INSIDE.with(Cell::get)
@@ -54,6 +74,7 @@ pub(crate) fn check(op: &'static str) -> crate::Result<()> {
     if !inside() {
         return Ok(());
     }
+    REFUSED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let reason = format!(
         "{op} was called from a host function; CUDA forbids driver calls in host functions \
          (cuLaunchHostFunc): do the work after the stream reaches the host function, not \

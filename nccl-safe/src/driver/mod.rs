@@ -578,6 +578,16 @@ impl CommImpl {
         }
     }
 
+    /// Whether a failed launch left this communicator to be aborted by its owner (on
+    /// cuda, once calls were issued: see `cuda::comm::launch_group`; the sim fails a
+    /// launch before it enqueues anything, and only tests set it there). Clears it.
+    pub fn take_needs_abort(&self) -> bool {
+        match self {
+            CommImpl::Sim(c) => c.take_needs_abort(),
+            CommImpl::Cuda { comm, .. } => comm.take_needs_abort(),
+        }
+    }
+
     /// Records that this rank's coming abort follows rank `cause`'s failure (the sim
     /// then names `cause` to peers that see this abort; NCCL has no such notion).
     pub fn note_cause(&self, cause: usize) {

@@ -37,6 +37,10 @@ pub(crate) struct SimCommunicator {
     building: Mutex<()>,
     live: OnceLock<Arc<Live>>,
     aborted: AtomicBool,
+    /// As cuda's flag of a launch that failed once issued (`CommImpl::take_needs_abort`).
+    /// A sim launch fails before it enqueues anything, so only tests set it, to drive
+    /// the owner's abort path as a failed cuda launch does.
+    needs_abort: AtomicBool,
 }
 
 impl SimCommunicator {
@@ -58,6 +62,7 @@ impl SimCommunicator {
             building: Mutex::new(()),
             live: OnceLock::new(),
             aborted: AtomicBool::new(false),
+            needs_abort: AtomicBool::new(false),
         };
         if wait {
             comm.join.wait_done(None)?;
@@ -128,6 +133,18 @@ impl SimCommunicator {
     pub fn abort(&self, timeout: Duration) -> Result<()> {
         self.signal_abort();
         self.device.synchronize_all("ncclCommAbort", Some(timeout))
+    }
+
+    /// Whether the communicator is to be aborted by its owner (see `needs_abort`);
+    /// clears it.
+    pub fn take_needs_abort(&self) -> bool {
+        self.needs_abort.swap(false, Ordering::AcqRel)
+    }
+
+    /// Marks the communicator as a failed cuda launch does (tests of the owner's path).
+    #[cfg(test)]
+    pub fn mark_needs_abort(&self) {
+        self.needs_abort.store(true, Ordering::Release);
     }
 
     /// Records that this rank's abort follows rank `cause`'s failure.

@@ -1,0 +1,26 @@
+//! Helpers shared by the integration tests.
+
+use std::path::PathBuf;
+
+/// A program of this package a test starts (`nccl-run`, `nccl-perf`,
+/// `nccl-hang-report`). Prebuilt test binaries carried to another machine by
+/// `ci/gpu-build` find it in `../tools/` beside them, which is looked at first, so a
+/// rehearsal from the packed archive uses what the archive holds; a normal
+/// `cargo test` uses the path cargo built (`built`, from `env!("CARGO_BIN_EXE_...")`).
+pub fn program(name: &str, built: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    if let Some(dir) = exe.parent() {
+        let carried = dir.join("../tools").join(name);
+        if dir.join("../gpu-check").exists() && carried.exists() {
+            return carried;
+        }
+    }
+    let built = PathBuf::from(built);
+    assert!(
+        built.exists(),
+        "{name} is neither at {} nor in ../tools beside {}",
+        built.display(),
+        exe.display()
+    );
+    built
+}

@@ -268,7 +268,7 @@ impl Stream {
     pub fn launch_host_fn(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
         let failure = self.inner.failure.clone();
         self.inner.imp.launch_host_fn(Box::new(move || {
-            f();
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
             // The drops of what `f` owned ran inside too: a driver call among them
             // was refused and is the stream's failure on both drivers (the sim also
             // fails the stream itself).
@@ -277,6 +277,9 @@ impl Stream {
                     op: "host function",
                     reason,
                 });
+            }
+            if let Err(panic) = ran {
+                std::panic::resume_unwind(panic); // contained by the driver's trampoline
             }
         }))
     }

@@ -275,23 +275,31 @@ impl CommInner {
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         crate::features::check_ops(self.imp.kind(), self.config.sim_nccl_version, &ops)?;
         let launched = enqueue(&stream.inner, &uses, |imp| {
-            self.imp.launch(imp, ops, &self.config)
+            let launched = self.imp.launch(imp, ops, &self.config);
+            // Before the buffers' uses are recorded, so that their events come after
+            // whatever the failed launch left running (the abort waits for it).
+            self.abort_if_launch_failed(stream);
+            launched
         });
         // Remembered whatever the result: a failed launch may have enqueued work
         // (see `memory::tracker::enqueue`), which finalize must wait for.
-        let noted = self.note_launch(stream);
-        self.abort_if_launch_failed();
-        noted?;
+        self.note_launch(stream)?;
         launched
     }
 
-    /// After a launch (the launch locks released): a cuda launch that failed once
-    /// its calls were issued leaves the communicator to be aborted, through the same
-    /// path as every abort (what was cut short remembered, revoke, the device's other
-    /// communicators quiesced, then the abort that frees).
-    pub(super) fn abort_if_launch_failed(&self) {
-        if self.imp.take_needs_abort() {
+    /// Right after a launch returned (the launch locks released): a cuda launch that
+    /// failed once its calls were issued left the communicator to be aborted, which
+    /// runs here through the same path as every abort (what was cut short
+    /// remembered, revoke, the device's other communicators quiesced, then the abort
+    /// that frees); the launch's own stream fails too, as its kernels may have run in
+    /// part. Until then the driver refuses further launches on it.
+    pub(super) fn abort_if_launch_failed(&self, stream: &Stream) {
+        if self.imp.needs_abort() {
             let _ = self.abort_now();
+            stream
+                .inner
+                .failure
+                .set(self.cut_error("the abort of a launch that failed once issued"));
         }
     }
 
@@ -1067,13 +1075,19 @@ mod tests {
         };
         sim.mark_needs_abort();
         let inner = comm.inner.clone();
-        let owner = std::thread::spawn(move || inner.abort_if_launch_failed());
+        let launching = Stream::new(comm.device()).unwrap();
+        let in_thread = launching.clone();
+        let owner = std::thread::spawn(move || inner.abort_if_launch_failed(&in_thread));
         wait_cut(&gated);
         gate.open();
         owner.join().unwrap();
         assert!(comm.inner.aborted.load(Ordering::Acquire));
         assert!(gated.synchronize().is_err());
-        assert!(!comm.inner.imp.take_needs_abort(), "the mark is taken once");
+        let e = launching.synchronize().unwrap_err();
+        assert!(
+            e.to_string().contains("a launch that failed once issued"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -192,15 +192,18 @@ fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Resu
         })
         .collect();
     let launched = crate::driver::launch_cuda_group(&launches);
-    // Recorded whatever the result (see `memory::tracker::enqueue`).
+    // A failed launch's aborts first, so that the uses recorded next come after what
+    // it left running (see `CommInner::abort_if_launch_failed`).
+    for (comm, stream, _) in &per_comm {
+        comm.abort_if_launch_failed(stream);
+    }
+    // Recorded whatever the result (see `memory::tracker::enqueue`), every part even
+    // after one fails.
     let mut noted = Ok(());
     for (comm, stream, calls) in &per_comm {
-        noted = noted
-            .and_then(|()| enqueue_record(&stream.inner, &Call::uses(calls)))
+        let step = enqueue_record(&stream.inner, &Call::uses(calls))
             .and_then(|()| comm.note_launch(stream));
-    }
-    for (comm, _, _) in &per_comm {
-        comm.abort_if_launch_failed();
+        noted = noted.and(step);
     }
     noted?;
     launched

@@ -303,9 +303,9 @@ impl CudaComm {
     }
 
     /// Whether a failed launch left this communicator to be aborted (see
-    /// `needs_abort`); reading it clears it.
-    pub fn take_needs_abort(&self) -> bool {
-        self.needs_abort.swap(false, Ordering::AcqRel)
+    /// `needs_abort`). It stays set: the abort ends the communicator.
+    pub fn needs_abort(&self) -> bool {
+        self.needs_abort.load(Ordering::Acquire)
     }
 
     /// `ncclCommRevoke`: stops in-flight operations without freeing (so without
@@ -564,6 +564,16 @@ pub(crate) fn launch_group(parts: &[Part<'_>]) -> Result<()> {
     devices.sort_by_key(|d| d.ordinal);
     let _order: Vec<_> = devices.iter().map(|d| d.launch_lock()).collect();
     let comms: Vec<(&CudaComm, &CudaDevice)> = parts.iter().map(|(c, d, ..)| (*c, *d)).collect();
+    // A communicator an earlier launch left to be aborted takes nothing more: its
+    // owner aborts it as soon as that launch returned (NCCL forbids calls on a
+    // communicator whose group failed or is still in progress).
+    if comms.iter().any(|(c, _)| c.needs_abort()) {
+        return Err(Error::Aborted {
+            what: "an earlier launch on this communicator failed once issued; it is being \
+                   aborted"
+                .into(),
+        });
+    }
     let (created, issued) = {
         let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
         let mut raws = Vec::with_capacity(parts.len());

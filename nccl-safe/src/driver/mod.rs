@@ -580,11 +580,12 @@ impl CommImpl {
 
     /// Whether a failed launch left this communicator to be aborted by its owner (on
     /// cuda, once calls were issued: see `cuda::comm::launch_group`; the sim fails a
-    /// launch before it enqueues anything, and only tests set it there). Clears it.
-    pub fn take_needs_abort(&self) -> bool {
+    /// launch before it enqueues anything, and only tests set it there). It stays set:
+    /// the abort ends the communicator.
+    pub fn needs_abort(&self) -> bool {
         match self {
-            CommImpl::Sim(c) => c.take_needs_abort(),
-            CommImpl::Cuda { comm, .. } => comm.take_needs_abort(),
+            CommImpl::Sim(c) => c.needs_abort(),
+            CommImpl::Cuda { comm, .. } => comm.needs_abort(),
         }
     }
 

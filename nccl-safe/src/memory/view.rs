@@ -138,11 +138,16 @@ impl<'a, T: DataType> DeviceView<'a, T> {
     ///
     /// # Errors
     ///
-    /// [`Error::WrongDevice`]; errors of the stream's work.
+    /// [`Error::WrongDevice`]; errors of the stream's work, and [`Error::Aborted`] when
+    /// an abort cut short an operation on `stream` (see [`Stream::synchronize`]).
     pub fn to_vec(&self, stream: &Stream) -> Result<Vec<T>> {
         let mut host = HostBuffer::<T>::new(self.device(), self.len)?;
         self.copy_to_host_async(stream, &mut host)?;
-        host.to_vec()
+        let values = host.to_vec()?;
+        // What an abort cut short on this stream left undefined (see
+        // `Stream::synchronize`) is not returned as values.
+        stream.inner.check_failure()?;
+        Ok(values)
     }
 
     /// Enqueues a copy into `host`; returns at once. `host` is readable once the copy

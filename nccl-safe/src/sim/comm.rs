@@ -135,10 +135,9 @@ impl SimCommunicator {
         self.device.synchronize_all("ncclCommAbort", Some(timeout))
     }
 
-    /// Whether the communicator is to be aborted by its owner (see `needs_abort`);
-    /// clears it.
-    pub fn take_needs_abort(&self) -> bool {
-        self.needs_abort.swap(false, Ordering::AcqRel)
+    /// Whether the communicator is to be aborted by its owner (see `needs_abort`).
+    pub fn needs_abort(&self) -> bool {
+        self.needs_abort.load(Ordering::Acquire)
     }
 
     /// Marks the communicator as a failed cuda launch does (tests of the owner's path).

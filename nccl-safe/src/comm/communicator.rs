@@ -84,6 +84,10 @@ fn live_on(device: &Device) -> Vec<Arc<CommInner>> {
         .collect()
 }
 
+/// What ended a communicator's unfinished launches, as their streams' errors say it.
+const BY_ABORT: &str = "an abort";
+const BY_STOP: &str = "a stop (another communicator's teardown on the device)";
+
 /// A launch this communicator remembers until it completes.
 #[derive(Clone)]
 pub(crate) struct Launched {
@@ -184,9 +188,9 @@ impl CommInner {
     /// How the communicator was ended, if it was (aborted or stopped).
     fn ended_by(&self) -> Option<&'static str> {
         if self.stopped.load(Ordering::Acquire) {
-            Some("a stop (another communicator's teardown on the device)")
+            Some(BY_STOP)
         } else if self.aborted.load(Ordering::Acquire) {
-            Some("an abort")
+            Some(BY_ABORT)
         } else {
             None
         }
@@ -343,7 +347,7 @@ impl CommInner {
         if self.aborted.swap(true, Ordering::AcqRel) || self.closed.load(Ordering::Acquire) {
             return Ok(());
         }
-        self.cut_short("an abort");
+        self.cut_short(BY_ABORT);
         self.imp.signal_abort();
         self.quiesce_device("aborted", self.config.teardown_timeout);
         self.imp.abort(self.config.teardown_timeout)
@@ -414,7 +418,7 @@ impl CommInner {
         if self.stopped.swap(true, Ordering::AcqRel) {
             return;
         }
-        self.cut_short("a stop (another communicator's teardown on the device)");
+        self.cut_short(BY_STOP);
         if !self.imp.signal_abort() && !self.aborted.swap(true, Ordering::AcqRel) {
             let stopped = self.clone();
             let _ = std::thread::Builder::new()

@@ -337,3 +337,154 @@ fn without_nccl_run_rank_zero_reports_once_even_when_the_missing_rank_died() {
     );
     eprintln!("{}", report.join("\n"));
 }
+
+/// Slurm's variables of task `rank` of a `size`-task step `job`.0 on one node named
+/// `localhost` (the derived port repeats every 1000 job ids).
+fn slurm_vars(job: u64, rank: usize, size: usize) -> Vec<(&'static str, String)> {
+    vec![
+        ("SLURM_JOB_ID", job.to_string()),
+        ("SLURM_STEP_ID", "0".into()),
+        ("SLURM_PROCID", rank.to_string()),
+        ("SLURM_NTASKS", size.to_string()),
+        ("SLURM_LOCALID", rank.to_string()),
+        ("SLURM_NODEID", "0".into()),
+        ("SLURM_STEP_TASKS_PER_NODE", size.to_string()),
+        ("SLURM_STEP_NODELIST", "localhost".into()),
+    ]
+}
+
+fn launch_of(vars: &[(&'static str, String)]) -> collectives::Launch {
+    let env = |name: &str| {
+        vars.iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.clone())
+    };
+    collectives::Launch::from_vars(&env, &collectives::Overrides::default()).unwrap()
+}
+
+fn sim_device(ordinal: usize) -> nccl_safe::Device {
+    nccl_safe::Device::with_driver(nccl_safe::DriverKind::Sim, ordinal).unwrap()
+}
+
+#[test]
+fn two_jobs_that_derive_one_port_fail_at_once_naming_the_clash() {
+    // Job 41's rank 0 hosts the store; job 1041's rank 1 derives the same address.
+    let a = launch_of(&slurm_vars(41, 0, 2));
+    let b = launch_of(&slurm_vars(1041, 1, 2));
+    assert_eq!(a.rendezvous(), b.rendezvous());
+    assert!(a.job().unwrap().contains("41.0") && b.job().unwrap().contains("1041.0"));
+    let host = std::thread::spawn(move || {
+        let opts = Options::new().timeout(Duration::from_secs(4));
+        ProcessGroup::from_launch_on(&a, &sim_device(0), opts).map(|_| ())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let t = Instant::now();
+    let opts = Options::new().timeout(Duration::from_secs(30));
+    let err = ProcessGroup::from_launch_on(&b, &sim_device(1), opts).unwrap_err();
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    let text = err.to_string();
+    assert!(
+        text.contains("serves another job")
+            && text.contains("Slurm 41.0")
+            && text.contains("1041.0"),
+        "{text}"
+    );
+    // Job 41 was left alone: it times out waiting for its own rank 1.
+    let e = host.join().unwrap().unwrap_err().to_string();
+    assert!(e.contains("missing ranks [1]"), "{e}");
+}
+
+#[test]
+fn a_loopback_rendezvous_is_served_on_loopback_only() {
+    let port = free_port();
+    let a = launch_of(&torchrun(0, 2, port));
+    let host = std::thread::spawn(move || {
+        let opts = Options::new().timeout(Duration::from_secs(2));
+        ProcessGroup::from_launch_on(&a, &sim_device(0), opts).map(|_| ())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    // Every other address of this host is refused.
+    let others: Vec<std::net::IpAddr> = local_addresses()
+        .into_iter()
+        .filter(|ip| !ip.is_loopback())
+        .collect();
+    for ip in &others {
+        assert!(
+            std::net::TcpStream::connect((*ip, port)).is_err(),
+            "the store answered on {ip}"
+        );
+    }
+    assert!(host.join().unwrap().is_err());
+}
+
+/// This host's addresses, from `hostname -I` (empty when it prints none).
+fn local_addresses() -> Vec<std::net::IpAddr> {
+    Command::new("hostname")
+        .arg("-I")
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .split_whitespace()
+                .filter_map(|a| a.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_rendezvous_other_hosts_can_reach_needs_the_token() {
+    let port = free_port();
+    let mut vars = torchrun(0, 2, port);
+    vars.retain(|(k, _)| *k != "MASTER_ADDR");
+    vars.push(("MASTER_ADDR", "0.0.0.0".into()));
+    let err = ProcessGroup::from_launch_on(&launch_of(&vars), &sim_device(0), Options::new())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("without a token") && err.contains("NCCL_RS_STORE_TOKEN"),
+        "{err}"
+    );
+    vars.push(("NCCL_RS_STORE_TOKEN", "s3cret".into()));
+    let opts = Options::new().timeout(Duration::from_millis(500));
+    let err = ProcessGroup::from_launch_on(&launch_of(&vars), &sim_device(0), opts)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("missing ranks [1]"), "{err}");
+}
+
+#[test]
+fn when_rank_zero_cannot_bind_the_others_fail_fast_naming_the_address() {
+    // Another program holds the port and closes what it accepts.
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = holder.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for s in holder.incoming() {
+            drop(s);
+        }
+    });
+    let e0 = ProcessGroup::from_launch_on(
+        &launch_of(&torchrun(0, 2, port)),
+        &sim_device(0),
+        Options::new(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e0.contains(&format!("127.0.0.1:{port}")) && e0.contains("binding"),
+        "{e0}"
+    );
+    let t = Instant::now();
+    let e1 = ProcessGroup::from_launch_on(
+        &launch_of(&torchrun(1, 2, port)),
+        &sim_device(1),
+        Options::new().timeout(Duration::from_secs(60)),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    assert!(
+        e1.contains(&format!("127.0.0.1:{port}")) && e1.contains("not a store"),
+        "{e1}"
+    );
+}

@@ -3,7 +3,7 @@
 //! contention, limits, connecting and stopping, and on-disconnect keys set for a killed
 //! child. The server under abuse is in `store/abuse.rs`.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -17,6 +17,8 @@ use collectives::store::{
 
 #[path = "store/abuse.rs"]
 mod abuse;
+#[path = "store/security.rs"]
+mod security;
 
 /// The environment variable that makes a test act as a child process: its role.
 const ROLE: &str = "STORE_TEST_ROLE";
@@ -284,6 +286,25 @@ fn assert_serving(srv: &TcpStoreServer, options: ClientOptions) {
 fn raw(srv: &TcpStoreServer) -> TcpStream {
     let s = TcpStream::connect(srv.local_addr()).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+    s
+}
+
+/// A raw connection that has said its hello (no token, no job) and read the `Ok`.
+fn greeted(srv: &TcpStoreServer) -> TcpStream {
+    let mut s = raw(srv);
+    let hello = Frame::Hello {
+        version: frame::PROTOCOL_VERSION,
+        token: None,
+        job: None,
+    };
+    s.write_all(&encode(&hello)).unwrap();
+    let mut reply = [0u8; 5];
+    s.read_exact(&mut reply).unwrap();
+    let ok = frame::decode(&reply, &frame::Limits::default())
+        .unwrap()
+        .unwrap()
+        .0;
+    assert_eq!(ok, Frame::Ok);
     s
 }
 

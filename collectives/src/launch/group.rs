@@ -25,6 +25,7 @@
 //! - A job of one rank without a rendezvous address needs no store.
 
 use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -34,9 +35,13 @@ use super::link::Link;
 use super::{Launch, Rendezvous, Source};
 use crate::state::lock;
 use crate::store::TcpStoreServer;
-use crate::store::{ClientOptions, FileStore, ServerOptions, Store, StoreError, TcpStore};
+use crate::store::{
+    ClientOptions, FileStore, ServerOptions, Store, StoreError, TcpStore, TorchStore,
+};
 use crate::{Error, Options, ProcessGroup, Result};
 
+/// The variable that lets rank 0 serve the store to other hosts without a token.
+const INSECURE: &str = "NCCL_RS_STORE_INSECURE";
 /// How long one wait for the joining ranks lasts.
 const SLICE: Duration = Duration::from_millis(250);
 
@@ -164,33 +169,49 @@ fn connect(
                 addr,
             })
         }
+        Rendezvous::Torch { host, port } => {
+            // The agent's store outlives restarted workers and holds PyTorch's keys:
+            // this job's attempt gets a namespace of its own.
+            let job = launch.job().unwrap_or("default");
+            let namespace = format!("nccl-rs/{job}/");
+            let opts = ClientOptions::new().connect_timeout(timeout);
+            let store = TorchStore::connect(&hostport(host, *port), &namespace, &opts)
+                .map_err(store_err)?;
+            Ok(Rendezvoused {
+                store: Arc::new(store),
+                tcp: None,
+                server: None,
+                addr,
+            })
+        }
         Rendezvous::Tcp { host, port } => {
-            let external = matches!(source, Source::Var(v) if v.name == "NCCL_RS_STORE")
-                || std::env::var("TORCHELASTIC_USE_AGENT_STORE").is_ok_and(|v| v == "True");
+            let external = matches!(source, Source::Var(v) if v.name == "NCCL_RS_STORE");
+            let job = launch.job.as_ref().map(|j| j.value.as_str());
             let server = if launch.rank() == 0 && !external {
-                let bind = if host.contains(':') {
-                    format!("[::]:{port}")
-                } else {
-                    format!("0.0.0.0:{port}")
-                };
-                let mut opts = ServerOptions::new();
+                let bind = listen_addr(launch, host, *port).map_err(store_err)?;
+                let size = launch.world_size();
+                let mut opts = ServerOptions::new().max_connections(2 * size + 64);
                 if let Some(token) = launch.token() {
                     opts = opts.token(token);
+                }
+                if let Some(job) = job {
+                    opts = opts.job(job);
+                }
+                if insecure_allowed() {
+                    opts = opts.allow_no_token();
                 }
                 Some(TcpStoreServer::bind(&bind, opts).map_err(store_err)?)
             } else {
                 None
             };
-            let hostport = if host.contains(':') {
-                format!("[{host}]:{port}")
-            } else {
-                format!("{host}:{port}")
-            };
             let mut opts = ClientOptions::new().connect_timeout(timeout);
             if let Some(token) = launch.token() {
                 opts = opts.token(token);
             }
-            let tcp = Arc::new(TcpStore::connect(&hostport, opts).map_err(store_err)?);
+            if let Some(job) = job {
+                opts = opts.job(job);
+            }
+            let tcp = Arc::new(TcpStore::connect(&hostport(host, *port), opts).map_err(store_err)?);
             Ok(Rendezvoused {
                 store: tcp.clone(),
                 tcp: Some(tcp),
@@ -199,6 +220,68 @@ fn connect(
             })
         }
     }
+}
+
+/// `host:port`, the host bracketed when it is an IPv6 address.
+fn hostport(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+/// Whether `NCCL_RS_STORE_INSECURE=1` lets rank 0 serve the store to other hosts
+/// without a token.
+fn insecure_allowed() -> bool {
+    std::env::var(INSECURE).is_ok_and(|v| v == "1")
+}
+
+/// Where rank 0 listens for the rendezvous address `host:port`: on that address's
+/// interface, so that a loopback address stays loopback. A literal address is bound
+/// as it is. A name is resolved: to a loopback address when the whole job runs on
+/// this host, otherwise to every interface when the name resolves to loopback here
+/// (as `/etc/hosts` often maps the host's own name) but other hosts must reach it,
+/// else to its first address that is one of this host's.
+fn listen_addr(launch: &Launch, host: &str, port: u16) -> std::result::Result<String, StoreError> {
+    let join = |ip: IpAddr| SocketAddr::new(ip, port).to_string();
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Ok(join(ip));
+    }
+    let ips: Vec<IpAddr> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| StoreError::Io {
+            op: format!("resolving the rendezvous host {host:?}"),
+            error: e.to_string(),
+        })?
+        .map(|a| a.ip())
+        .collect();
+    let one_host = launch.local_world_size() == launch.world_size();
+    if let Some(lo) = ips.iter().find(|ip| ip.is_loopback()) {
+        if one_host {
+            return Ok(join(*lo));
+        }
+        let any = if lo.is_ipv6() {
+            IpAddr::V6(std::net::Ipv6Addr::UNSPECIFIED)
+        } else {
+            IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED)
+        };
+        return Ok(join(any));
+    }
+    for ip in &ips {
+        // Binding port 0 tells whether the address is one of this host's.
+        if std::net::TcpListener::bind(SocketAddr::new(*ip, 0)).is_ok() {
+            return Ok(join(*ip));
+        }
+    }
+    Err(StoreError::Io {
+        op: format!("choosing where rank 0 serves the store for {host}:{port}"),
+        error: format!(
+            "{host} resolves to {ips:?}, none of them an address of this host: rank 0 must \
+             run on the rendezvous host (check MASTER_ADDR, or the host the launcher \
+             placed task 0 on)"
+        ),
+    })
 }
 
 /// Rank 0 publishes a new id; every rank announces itself and waits for all.

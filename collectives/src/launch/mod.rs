@@ -131,6 +131,8 @@ const SLURM_NODELIST: &[&str] = &[
 const SLURM_JOB_ID: &[&str] = &["SLURM_JOB_ID", "SLURM_JOBID"];
 const SLURM_STEP_ID: &[&str] = &["SLURM_STEP_ID", "SLURM_STEPID"];
 const STORE: &str = "NCCL_RS_STORE";
+const JOB: &str = "NCCL_RS_JOB";
+const AGENT_STORE: &str = "TORCHELASTIC_USE_AGENT_STORE";
 const TOKEN: &str = "NCCL_RS_STORE_TOKEN";
 
 impl Launcher {
@@ -296,6 +298,9 @@ pub struct Launch {
     pub rendezvous: Option<Sourced<Rendezvous>>,
     /// The job's shared secret, when set; its source shows the variable name only.
     pub token: Option<Sourced<String>>,
+    /// The job's name, when known (see the module docs): the store rank 0 serves
+    /// refuses clients of another job.
+    pub job: Option<Sourced<String>>,
 }
 
 impl Launch {
@@ -335,6 +340,7 @@ impl Launch {
         let (mut launch, first_host) = read::values(env, launcher, overrides)?;
         launch.rendezvous = read::rendezvous(env, overrides, launcher, first_host)?;
         launch.token = read::token(env, overrides)?;
+        launch.job = read::job(env, launcher, launch.world_size())?;
         Ok(launch)
     }
 
@@ -377,6 +383,11 @@ impl Launch {
     pub fn token(&self) -> Option<&str> {
         self.token.as_ref().map(|t| t.value.as_str())
     }
+
+    /// The job's name, when known.
+    pub fn job(&self) -> Option<&str> {
+        self.job.as_ref().map(|j| j.value.as_str())
+    }
 }
 
 impl fmt::Debug for Launch {
@@ -392,6 +403,7 @@ impl fmt::Debug for Launch {
             .field("nodes", &self.nodes)
             .field("rendezvous", &self.rendezvous)
             .field("token", &self.token.as_ref().map(|t| &t.source))
+            .field("job", &self.job)
             .finish()
     }
 }

@@ -6,8 +6,8 @@
 use super::slurm::{self, PORT_BASE};
 use super::source::parse_port;
 use super::{
-    Launch, LaunchError, Launcher, Overrides, Rendezvous, SLURM_JOB_ID, SLURM_NODELIST,
-    SLURM_STEP_ID, SLURM_TASKS_PER_NODE, STORE, Source, Sourced, TOKEN, Var,
+    AGENT_STORE, JOB, Launch, LaunchError, Launcher, Overrides, Rendezvous, SLURM_JOB_ID,
+    SLURM_NODELIST, SLURM_STEP_ID, SLURM_TASKS_PER_NODE, STORE, Source, Sourced, TOKEN, Var,
 };
 
 type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
@@ -270,6 +270,7 @@ pub(super) fn values(
         nodes,
         rendezvous: None,
         token: None,
+        job: None,
     };
     Ok((launch, first_host))
 }
@@ -371,6 +372,18 @@ pub(super) fn rendezvous(
                 return Err(invalid(addr, "not a host name or address"));
             }
             let number = parse_port(&port.value).map_err(|reason| invalid(port.clone(), reason))?;
+            // torchrun's agent serves PyTorch's TCPStore there and says so; without
+            // it, the port is free for rank 0's store.
+            if let Some(agent) = var(AGENT_STORE).filter(|v| v.value == "True") {
+                let torch = Rendezvous::Torch {
+                    host: addr.value.clone(),
+                    port: number,
+                };
+                return Ok(Some(Sourced::new(
+                    torch,
+                    Source::Vars(vec![addr, port, agent]),
+                )));
+            }
             let tcp = Rendezvous::Tcp {
                 host: addr.value.clone(),
                 port: number,
@@ -415,6 +428,48 @@ pub(super) fn rendezvous(
     from.extend(step);
     let tcp = Rendezvous::Tcp { host, port };
     Ok(Some(Sourced::new(tcp, Source::Derived { reason, from })))
+}
+
+/// The job's name, which keeps two jobs from joining each other's store:
+/// `NCCL_RS_JOB` when set, else the launcher's own job id (Slurm's job and step id,
+/// torchrun's run id and restart count, Open MPI's namespace), with the world size.
+pub(super) fn job(
+    env: Env<'_>,
+    launcher: Launcher,
+    world_size: usize,
+) -> Result<Option<Sourced<String>>, LaunchError> {
+    let var = |name: &'static str| env(name).map(|value| Var { name, value });
+    if let Some(job) = var(JOB) {
+        if job.value.is_empty() || job.value.len() > 4096 {
+            return Err(invalid(job, "must be 1 to 4096 bytes"));
+        }
+        let name = job.value.clone();
+        return Ok(Some(Sourced::new(name, Source::Var(job))));
+    }
+    let from: Vec<Var> = match launcher {
+        Launcher::TorchRun => ["TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT"]
+            .into_iter()
+            .filter_map(var)
+            .collect(),
+        Launcher::OpenMpi => ["PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid"]
+            .into_iter()
+            .filter_map(var)
+            .take(1)
+            .collect(),
+        Launcher::Slurm | Launcher::Pmi => {
+            let job = SLURM_JOB_ID.iter().find_map(|&n| var(n));
+            let step = SLURM_STEP_ID.iter().find_map(|&n| var(n));
+            job.into_iter().chain(step).collect()
+        }
+        _ => Vec::new(),
+    };
+    if from.is_empty() {
+        return Ok(None);
+    }
+    let ids: Vec<&str> = from.iter().map(|v| v.value.as_str()).collect();
+    let name = format!("{launcher:?} {} of {world_size} ranks", ids.join("."));
+    let reason = "the launcher's job id and the world size".to_owned();
+    Ok(Some(Sourced::new(name, Source::Derived { reason, from })))
 }
 
 /// The job token: explicit, else `NCCL_RS_STORE_TOKEN` (not empty). Its source

@@ -107,25 +107,48 @@ pub enum Rendezvous {
     },
     /// A file store at this path on a shared file system.
     File(PathBuf),
+    /// PyTorch's c10d `TCPStore` at `host:port`, served by someone else: torchrun's
+    /// agent (`TORCHELASTIC_USE_AGENT_STORE=True`), or a program of the user's. Used
+    /// through [`TorchStore`](crate::store::TorchStore).
+    Torch {
+        /// Host name or address.
+        host: String,
+        /// Port.
+        port: u16,
+    },
 }
 
 impl fmt::Display for Rendezvous {
-    /// `tcp://host:port` (`tcp://[v6]:port`) or `file:///path`.
+    /// `tcp://host:port` (`tcp://[v6]:port`), `torch+tcp://host:port` or
+    /// `file:///path`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Rendezvous::Tcp { host, port } if host.contains(':') => {
-                write!(f, "tcp://[{host}]:{port}")
+        let hostport = |host: &str, port: u16| {
+            if host.contains(':') {
+                format!("[{host}]:{port}")
+            } else {
+                format!("{host}:{port}")
             }
-            Rendezvous::Tcp { host, port } => write!(f, "tcp://{host}:{port}"),
+        };
+        match self {
+            Rendezvous::Tcp { host, port } => write!(f, "tcp://{}", hostport(host, *port)),
+            Rendezvous::Torch { host, port } => {
+                write!(f, "torch+tcp://{}", hostport(host, *port))
+            }
             Rendezvous::File(path) => write!(f, "file://{}", path.display()),
         }
     }
 }
 
 impl Rendezvous {
-    /// Parses `tcp://host:port` (an IPv6 host may be bracketed) or `file:///path`
-    /// (absolute); the error says what is wrong.
+    /// Parses `tcp://host:port` (an IPv6 host may be bracketed), `torch+tcp://host:port`
+    /// or `file:///path` (absolute); the error says what is wrong.
     pub(super) fn parse(url: &str) -> Result<Rendezvous, String> {
+        if let Some(rest) = url.strip_prefix("torch+tcp://") {
+            return match Rendezvous::parse(&format!("tcp://{rest}"))? {
+                Rendezvous::Tcp { host, port } => Ok(Rendezvous::Torch { host, port }),
+                other => Err(format!("unexpected {other}")),
+            };
+        }
         if let Some(rest) = url.strip_prefix("tcp://") {
             let Some((host, port)) = rest.rsplit_once(':') else {
                 return Err("a tcp:// address needs a `:port`".to_owned());
@@ -151,7 +174,7 @@ impl Rendezvous {
             }
             Ok(Rendezvous::File(PathBuf::from(path)))
         } else {
-            Err("not tcp://host:port or file:///path".to_owned())
+            Err("not tcp://host:port, torch+tcp://host:port or file:///path".to_owned())
         }
     }
 }

@@ -35,6 +35,7 @@ use std::collections::hash_map::RandomState;
 use std::fs::{self, OpenOptions};
 use std::hash::{BuildHasher, Hasher};
 use std::io::{ErrorKind, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
@@ -55,18 +56,52 @@ pub struct FileStore {
 }
 
 impl FileStore {
-    /// Opens the store in `dir`, creating the directory when missing.
+    /// Opens the store in `dir`, creating the directory (mode 0700, its parents as
+    /// the umask says) when missing. Its files are created 0600: the job's unique id
+    /// and flight records are for the job's user alone.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Unsafe`] for a directory that is not owned by this user or that
+    /// others may write to (another user could plant or change keys);
+    /// [`StoreError::Io`] when it cannot be created or is no directory.
     pub fn open(dir: impl AsRef<Path>) -> Result<FileStore, StoreError> {
         let dir = dir.as_ref().to_path_buf();
-        fs::create_dir_all(&dir).map_err(|e| io("creating the store directory", &dir, e))?;
-        if !fs::metadata(&dir)
-            .map_err(|e| io("reading", &dir, e))?
-            .is_dir()
-        {
+        if let Some(parent) = dir.parent() {
+            fs::create_dir_all(parent).map_err(|e| io("creating", parent, e))?;
+        }
+        match fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(io("creating the store directory", &dir, e)),
+        }
+        let meta = fs::symlink_metadata(&dir).map_err(|e| io("reading", &dir, e))?;
+        if !meta.is_dir() {
             return Err(StoreError::Io {
                 op: format!("opening the store directory {}", dir.display()),
                 error: "not a directory".into(),
             });
+        }
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        let unsafe_dir = |reason: String| StoreError::Unsafe {
+            path: dir.display().to_string(),
+            reason,
+        };
+        if meta.uid() != me {
+            return Err(unsafe_dir(format!(
+                "the directory is owned by uid {}, not by this user (uid {me}): another \
+                 user could read the job's keys or plant their own; use a directory of \
+                 your own",
+                meta.uid()
+            )));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(unsafe_dir(format!(
+                "the directory has mode {:04o}: others may write to it and plant or \
+                 change keys; `chmod 700` it or use a fresh one",
+                meta.mode() & 0o7777
+            )));
         }
         Ok(FileStore {
             dir,
@@ -116,11 +151,7 @@ impl FileStore {
         let patience = self.stale_after * 2 + Duration::from_secs(1);
         let mut pause = Duration::from_micros(100);
         loop {
-            match OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&lock_path)
-            {
+            match private_file().open(&lock_path) {
                 Ok(mut f) => {
                     if let Err(e) = f.write_all(nonce.as_bytes()) {
                         let _ = fs::remove_file(&lock_path);
@@ -195,13 +226,11 @@ impl FileStore {
             path,
             &format!(".tmp-{}-{:016x}", std::process::id(), random()),
         );
-        let mut f = match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+        let mut f = match private_file().open(&tmp) {
             Ok(f) => f,
             Err(e) if e.kind() == ErrorKind::NotFound => {
                 make_parent(&tmp)?;
-                OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
+                private_file()
                     .open(&tmp)
                     .map_err(|e| io("creating", &tmp, e))?
             }
@@ -351,9 +380,20 @@ fn sibling_in_dir(path: &Path, name: &str) -> PathBuf {
 
 fn make_parent(path: &Path) -> Result<(), StoreError> {
     match path.parent() {
-        Some(dir) => fs::create_dir_all(dir).map_err(|e| io("creating", dir, e)),
+        Some(dir) => fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| io("creating", dir, e)),
         None => Ok(()),
     }
+}
+
+/// Options that create a new file readable and writable by this user alone.
+fn private_file() -> OpenOptions {
+    let mut o = OpenOptions::new();
+    o.write(true).create_new(true).mode(0o600);
+    o
 }
 
 /// How long ago (by this host's clock) `path` was last modified.

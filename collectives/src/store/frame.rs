@@ -21,7 +21,7 @@
 use std::fmt;
 
 /// The protocol version a client announces in its [`Frame::Hello`].
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The default largest frame body, in bytes: 16 MiB.
 pub const DEFAULT_MAX_FRAME: u32 = 16 << 20;
@@ -59,6 +59,9 @@ pub enum ErrorCode {
     Counter,
     /// The server is at its connection limit; the connection is closed. Worth retrying.
     Busy,
+    /// The client belongs to another job than the one the server serves (the job
+    /// names of the hellos differ); the connection is closed. Never worth retrying.
+    Clash,
 }
 
 impl ErrorCode {
@@ -69,6 +72,7 @@ impl ErrorCode {
             ErrorCode::InvalidKey => 3,
             ErrorCode::Counter => 4,
             ErrorCode::Busy => 5,
+            ErrorCode::Clash => 6,
         }
     }
 
@@ -79,6 +83,7 @@ impl ErrorCode {
             3 => ErrorCode::InvalidKey,
             4 => ErrorCode::Counter,
             5 => ErrorCode::Busy,
+            6 => ErrorCode::Clash,
             _ => return None,
         })
     }
@@ -87,13 +92,17 @@ impl ErrorCode {
 /// One message of the protocol. Requests first, then replies.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Frame {
-    /// `0x01`: the first frame of a connection: the client's protocol version and, when
-    /// the client has one, its token. Reply: [`Frame::Ok`] or [`Frame::Error`].
+    /// `0x01`: the first frame of a connection: the client's protocol version, its
+    /// token when it has one, and the name of the job it belongs to when it knows
+    /// one. Reply: [`Frame::Ok`] or [`Frame::Error`].
     Hello {
         /// [`PROTOCOL_VERSION`] of the client.
         version: u32,
         /// The shared secret, if any.
         token: Option<String>,
+        /// The job's name (its launcher's job id and world size), if any; a server
+        /// that serves another job refuses with [`ErrorCode::Clash`].
+        job: Option<String>,
     },
     /// `0x02`: store `value` under `key`. Reply: [`Frame::Ok`].
     Set {
@@ -281,9 +290,17 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
 fn fields(frame: &Frame) -> (u8, Vec<Field<'_>>) {
     use Field::*;
     match frame {
-        Frame::Hello { version, token } => (
+        Frame::Hello {
+            version,
+            token,
+            job,
+        } => (
             op::HELLO,
-            vec![U32(*version), OptBytes(token.as_deref().map(str::as_bytes))],
+            vec![
+                U32(*version),
+                OptBytes(token.as_deref().map(str::as_bytes)),
+                OptBytes(job.as_deref().map(str::as_bytes)),
+            ],
         ),
         Frame::Set { key, value } => (op::SET, vec![Bytes(key.as_bytes()), Bytes(value)]),
         Frame::Get { key } => (op::GET, vec![Bytes(key.as_bytes())]),
@@ -384,6 +401,7 @@ pub fn decode(buf: &[u8], limits: &Limits) -> Result<Option<(Frame, usize)>, Fra
                 .opt_bytes("token")?
                 .map(|t| utf8(t, "token"))
                 .transpose()?,
+            job: r.opt_bytes("job")?.map(|t| utf8(t, "job")).transpose()?,
         },
         op::SET => Frame::Set {
             key: r.string("key")?,

@@ -41,6 +41,7 @@ mod options;
 mod server;
 mod table;
 mod tcp;
+mod torch;
 
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -49,6 +50,7 @@ pub use file::FileStore;
 pub use options::{ClientOptions, ServerOptions};
 pub use server::TcpStoreServer;
 pub use tcp::TcpStore;
+pub use torch::TorchStore;
 
 /// The longest key, in bytes.
 pub const MAX_KEY_LEN: usize = 1024;
@@ -116,6 +118,40 @@ pub enum StoreError {
         /// The server's address.
         addr: String,
         /// Why, as the server said.
+        reason: String,
+    },
+    /// The store serves another job than this client's: two jobs computed the same
+    /// rendezvous address (the same `MASTER_PORT`, or Slurm's port derived from job
+    /// ids that repeat modulo 1000). Never retried.
+    #[error(
+        "the store at {addr} serves another job: {reason}; two jobs computed the same \
+         rendezvous address: give this one its own (MASTER_PORT, or NCCL_RS_STORE)"
+    )]
+    Clash {
+        /// The server's address.
+        addr: String,
+        /// Which job the server serves and which this client belongs to.
+        reason: String,
+    },
+    /// A TCP store was to listen where other hosts can reach it without a token.
+    #[error(
+        "refusing to serve the store on {addr} without a token: any host that reaches \
+         it could read the job's unique id and abort the job. Give every rank the same \
+         secret in NCCL_RS_STORE_TOKEN (e.g. `export NCCL_RS_STORE_TOKEN=$(openssl rand \
+         -hex 16)` before srun; mpirun also needs `-x NCCL_RS_STORE_TOKEN`), use a \
+         loopback address for a job on one host, or set NCCL_RS_STORE_INSECURE=1 \
+         (ServerOptions::allow_no_token) where every host of the network is trusted"
+    )]
+    NeedsToken {
+        /// The address it was to listen on.
+        addr: String,
+    },
+    /// A file store's directory or file that other users could read or change.
+    #[error("file store {path}: {reason}")]
+    Unsafe {
+        /// The directory or file.
+        path: String,
+        /// What is wrong with it, and how to fix it.
         reason: String,
     },
     /// The peer broke the protocol (an unexpected or malformed frame).
@@ -195,6 +231,9 @@ impl std::fmt::Debug for StoreError {
             StoreError::Connect { .. } => "Connect",
             StoreError::Timeout { .. } => "Timeout",
             StoreError::Rejected { .. } => "Rejected",
+            StoreError::Clash { .. } => "Clash",
+            StoreError::NeedsToken { .. } => "NeedsToken",
+            StoreError::Unsafe { .. } => "Unsafe",
             StoreError::Protocol { .. } => "Protocol",
             StoreError::TooLarge { .. } => "TooLarge",
             StoreError::Io { .. } => "Io",
@@ -209,7 +248,7 @@ impl std::fmt::Debug for StoreError {
 }
 
 /// Opens the store a URL names: `tcp://host:port` (a [`TcpStore`] client, with
-/// `options`) or `file:///abs/path` (a [`FileStore`] on that directory, created when
+/// `options`), `torch+tcp://host:port` (a [`TorchStore`], keys as given) or `file:///abs/path` (a [`FileStore`] on that directory, created when
 /// missing; a file store has no token, so `options` must not set one). File paths are
 /// taken literally (no percent-decoding).
 pub fn connect(url: &str, options: &ClientOptions) -> Result<Box<dyn Store>, StoreError> {
@@ -217,16 +256,12 @@ pub fn connect(url: &str, options: &ClientOptions) -> Result<Box<dyn Store>, Sto
         url: url.to_string(),
         reason: reason.to_string(),
     };
+    if let Some(rest) = url.strip_prefix("torch+tcp://") {
+        check_hostport(rest).map_err(&bad)?;
+        return Ok(Box::new(TorchStore::connect(rest, "", options)?));
+    }
     if let Some(rest) = url.strip_prefix("tcp://") {
-        let Some((host, port)) = rest.rsplit_once(':') else {
-            return Err(bad("no port"));
-        };
-        if host.is_empty() || host.contains(['/', '@', '?', '#']) {
-            return Err(bad("the host must be a name or an address, without a path"));
-        }
-        if port.parse::<u16>().map_or(true, |p| p == 0) {
-            return Err(bad("the port must be a number from 1 to 65535"));
-        }
+        check_hostport(rest).map_err(&bad)?;
         return Ok(Box::new(TcpStore::connect(rest, options.clone())?));
     }
     if let Some(path) = url.strip_prefix("file://") {
@@ -249,6 +284,19 @@ pub fn connect(url: &str, options: &ClientOptions) -> Result<Box<dyn Store>, Sto
         return Ok(Box::new(FileStore::open(path)?));
     }
     Err(bad("unknown scheme"))
+}
+
+fn check_hostport(rest: &str) -> Result<(), &'static str> {
+    let Some((host, port)) = rest.rsplit_once(':') else {
+        return Err("no port");
+    };
+    if host.is_empty() || host.contains(['/', '@', '?', '#']) {
+        return Err("the host must be a name or an address, without a path");
+    }
+    if port.parse::<u16>().map_or(true, |p| p == 0) {
+        return Err("the port must be a number from 1 to 65535");
+    }
+    Ok(())
 }
 
 /// Checks a key against the rules of every backend: non-empty, at most [`MAX_KEY_LEN`]

@@ -20,11 +20,16 @@ pub(crate) const MAX_MAX_FRAME: u32 = 1 << 30;
 #[derive(Clone, Debug)]
 pub struct ServerOptions {
     pub(crate) token: Option<String>,
+    pub(crate) job: Option<String>,
+    pub(crate) allow_no_token: bool,
     pub(crate) max_frame: u32,
     pub(crate) max_stored_bytes: u64,
     pub(crate) max_keys: usize,
     pub(crate) max_connections: usize,
+    pub(crate) max_pending: usize,
+    pub(crate) max_buffered: u64,
     pub(crate) frame_deadline: Duration,
+    pub(crate) hello_deadline: Duration,
 }
 
 impl Default for ServerOptions {
@@ -34,16 +39,24 @@ impl Default for ServerOptions {
 }
 
 impl ServerOptions {
-    /// Defaults: no token, frames up to 16 MiB, 256 MiB of keys and values, 1,000,000
-    /// keys, 1024 connections, 10 s to finish a frame once it has begun.
+    /// Defaults: no token (so only a loopback address may be bound), no job name,
+    /// frames up to 16 MiB, 64 MiB of frames buffered over all connections at once,
+    /// 256 MiB of keys and values, 1,000,000 keys, 1024 connections, 64 of them
+    /// waiting for their hello, 2 s to send the hello, 10 s to finish a frame once it
+    /// has begun.
     pub fn new() -> ServerOptions {
         ServerOptions {
             token: None,
+            job: None,
+            allow_no_token: false,
             max_frame: frame::DEFAULT_MAX_FRAME,
             max_stored_bytes: 256 << 20,
             max_keys: 1_000_000,
             max_connections: 1024,
+            max_pending: 64,
+            max_buffered: 64 << 20,
             frame_deadline: Duration::from_secs(10),
+            hello_deadline: Duration::from_secs(2),
         }
     }
 
@@ -52,6 +65,27 @@ impl ServerOptions {
     /// bytes.
     pub fn token(mut self, token: &str) -> ServerOptions {
         self.token = Some(token.to_string());
+        self
+    }
+
+    /// The name of the one job this server serves (its launcher's job id and world
+    /// size, say): a client whose hello names another job is refused with
+    /// [`StoreError::Clash`](super::StoreError::Clash) and closed, so that two jobs that
+    /// computed the same address fail at once instead of joining each other. A
+    /// client that names no job is served (a tool reading the store). 1 to 4096
+    /// bytes.
+    pub fn job(mut self, job: &str) -> ServerOptions {
+        self.job = Some(job.to_string());
+        self
+    }
+
+    /// Serve on an address other hosts can reach without a token. By default
+    /// [`TcpStoreServer::bind`](super::TcpStoreServer::bind) refuses that
+    /// ([`StoreError::NeedsToken`](super::StoreError::NeedsToken)): anyone who can
+    /// reach the port could read the job's unique id and abort the job. Only for a
+    /// network where every host is trusted.
+    pub fn allow_no_token(mut self) -> ServerOptions {
+        self.allow_no_token = true;
         self
     }
 
@@ -77,15 +111,39 @@ impl ServerOptions {
     }
 
     /// The most connections served at once (at least 1); one more is told the server
-    /// is busy and closed.
+    /// is busy and closed. The server raises the process's open-file limit (up to
+    /// its hard limit) to fit them.
     pub fn max_connections(mut self, connections: usize) -> ServerOptions {
         self.max_connections = connections;
         self
     }
 
-    /// How long a client has to finish a frame once its first byte arrived (and, with a
-    /// token, to send its hello after connecting); past it the connection is closed.
-    /// Idle connections between frames are kept. More than zero.
+    /// The most connections that have not yet sent their hello (at least 1). One
+    /// more closes the oldest of them: connections that never say hello cannot lock
+    /// out the clients that do.
+    pub fn max_pending(mut self, connections: usize) -> ServerOptions {
+        self.max_pending = connections;
+        self
+    }
+
+    /// The most bytes of unfinished frames the server holds over all connections at
+    /// once (at least one frame of [`ServerOptions::max_frame`]); a frame that would
+    /// pass it is refused and its connection closed.
+    pub fn max_buffered(mut self, bytes: u64) -> ServerOptions {
+        self.max_buffered = bytes;
+        self
+    }
+
+    /// How long a new connection has to send its hello (more than zero); past it the
+    /// connection is closed.
+    pub fn hello_deadline(mut self, deadline: Duration) -> ServerOptions {
+        self.hello_deadline = deadline;
+        self
+    }
+
+    /// How long a client has to finish a frame once its first byte arrived; past it
+    /// the connection is closed. Idle connections between frames are kept. More than
+    /// zero.
     pub fn frame_deadline(mut self, deadline: Duration) -> ServerOptions {
         self.frame_deadline = deadline;
         self
@@ -94,6 +152,7 @@ impl ServerOptions {
     /// Checks every option; the error names the first one out of range.
     pub fn validate(&self) -> Result<(), StoreError> {
         check_token_and_frame(self.token.as_deref(), self.max_frame)?;
+        check_job(self.job.as_deref())?;
         if self.max_stored_bytes == 0 {
             return bad("max_stored_bytes", "0".into(), "must be at least 1");
         }
@@ -103,8 +162,22 @@ impl ServerOptions {
         if self.max_connections == 0 {
             return bad("max_connections", "0".into(), "must be at least 1");
         }
+        if self.max_pending == 0 {
+            return bad("max_pending", "0".into(), "must be at least 1");
+        }
+        if self.max_buffered < u64::from(self.max_frame) {
+            let value = self.max_buffered.to_string();
+            let reason = format!(
+                "must hold at least one frame of max_frame ({})",
+                self.max_frame
+            );
+            return bad("max_buffered", value, &reason);
+        }
         if self.frame_deadline.is_zero() {
             return bad("frame_deadline", "0s".into(), "must be more than zero");
+        }
+        if self.hello_deadline.is_zero() {
+            return bad("hello_deadline", "0s".into(), "must be more than zero");
         }
         Ok(())
     }
@@ -114,6 +187,7 @@ impl ServerOptions {
 #[derive(Clone, Debug)]
 pub struct ClientOptions {
     pub(crate) token: Option<String>,
+    pub(crate) job: Option<String>,
     pub(crate) connect_timeout: Duration,
     pub(crate) request_timeout: Duration,
     pub(crate) max_frame: u32,
@@ -132,6 +206,7 @@ impl ClientOptions {
     pub fn new() -> ClientOptions {
         ClientOptions {
             token: None,
+            job: None,
             connect_timeout: Duration::from_secs(60),
             request_timeout: Duration::from_secs(60),
             max_frame: frame::DEFAULT_MAX_FRAME,
@@ -141,6 +216,14 @@ impl ClientOptions {
     /// The server's shared secret (1 to 4096 bytes), sent in the hello frame.
     pub fn token(mut self, token: &str) -> ClientOptions {
         self.token = Some(token.to_string());
+        self
+    }
+
+    /// The name of the job this client belongs to, sent in the hello: a server that
+    /// serves another job refuses it at once with
+    /// [`StoreError::Clash`](super::StoreError::Clash). 1 to 4096 bytes.
+    pub fn job(mut self, job: &str) -> ClientOptions {
+        self.job = Some(job.to_string());
         self
     }
 
@@ -171,6 +254,7 @@ impl ClientOptions {
     /// Checks every option; the error names the first one out of range.
     pub fn validate(&self) -> Result<(), StoreError> {
         check_token_and_frame(self.token.as_deref(), self.max_frame)?;
+        check_job(self.job.as_deref())?;
         if self.request_timeout.is_zero() {
             return bad("request_timeout", "0s".into(), "must be more than zero");
         }
@@ -184,6 +268,17 @@ fn bad(option: &'static str, value: String, reason: &str) -> Result<(), StoreErr
         value,
         reason: reason.to_string(),
     })
+}
+
+fn check_job(job: Option<&str>) -> Result<(), StoreError> {
+    match job {
+        Some(j) if j.is_empty() || j.len() > MAX_TOKEN_LEN => bad(
+            "job",
+            format!("{} bytes", j.len()),
+            "must be 1 to 4096 bytes",
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// The checks both sides share.

@@ -3,10 +3,10 @@
 //! waits when a key changes. A connection that breaks the protocol, stalls inside a
 //! frame, or fails authentication is closed alone; the other clients never notice.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
@@ -20,6 +20,10 @@ use super::{StoreError, add_counter, check_key, deadline_after, lock, short};
 const PEER_CHECK: Duration = Duration::from_millis(50);
 /// The largest hello: opcode, version, token tag, token length and token.
 const MAX_HELLO: u32 = 10 + MAX_TOKEN_LEN as u32;
+/// Open files kept beyond the connections for everything else of the process.
+const FD_MARGIN: usize = 256;
+/// The stack of a connection's thread (it reads into a 64 KiB buffer on it).
+const CONN_STACK: usize = 256 * 1024;
 /// How long dropping a server waits for its connection threads to finish.
 const STOP_PATIENCE: Duration = Duration::from_secs(2);
 
@@ -41,12 +45,16 @@ struct Shared {
     stopping: AtomicBool,
     conns: Mutex<Conns>,
     conn_gone: Condvar,
+    /// Bytes of unfinished frames held over all connections.
+    buffered: AtomicU64,
 }
 
 /// The open connections (a clone of each stream, to shut it down on stop).
 #[derive(Debug, Default)]
 struct Conns {
     open: HashMap<u64, TcpStream>,
+    /// The connections that have not said hello yet, oldest first.
+    pending: VecDeque<u64>,
     next_id: u64,
 }
 
@@ -54,8 +62,15 @@ struct Conns {
 type Reply = Result<Frame, StoreError>;
 
 impl TcpStoreServer {
-    /// Listens on `addr` (e.g. `"0.0.0.0:29500"`, or port 0 for any free port) and
+    /// Listens on `addr` (e.g. `"127.0.0.1:29500"`, or port 0 for any free port) and
     /// serves on a background thread until dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::NeedsToken`] for an address that is not loopback when `options`
+    /// has no token (and no [`ServerOptions::allow_no_token`]); [`StoreError::Io`]
+    /// when the address cannot be bound (taken, or not an address of this host);
+    /// [`StoreError::InvalidOption`].
     pub fn bind(addr: &str, options: ServerOptions) -> Result<TcpStoreServer, StoreError> {
         options.validate()?;
         let io = |op: &str, e: std::io::Error| StoreError::Io {
@@ -66,6 +81,15 @@ impl TcpStoreServer {
         let local = listener
             .local_addr()
             .map_err(|e| io("reading the address of", e))?;
+        if options.token.is_none() && !options.allow_no_token && !local.ip().is_loopback() {
+            return Err(StoreError::NeedsToken {
+                addr: local.to_string(),
+            });
+        }
+        let wanted = options.max_connections + options.max_pending + FD_MARGIN;
+        if let Err(e) = raise_open_files(wanted) {
+            log::warn!("store server {local}: {e}; connections past the limit will fail");
+        }
         let table = Table::new(options.max_stored_bytes, options.max_keys);
         let shared = Arc::new(Shared {
             options,
@@ -74,6 +98,7 @@ impl TcpStoreServer {
             stopping: AtomicBool::new(false),
             conns: Mutex::new(Conns::default()),
             conn_gone: Condvar::new(),
+            buffered: AtomicU64::new(0),
         });
         let s = shared.clone();
         let accept = thread::Builder::new()
@@ -148,6 +173,38 @@ impl Drop for TcpStoreServer {
     }
 }
 
+/// Raises the soft limit on open files to `wanted` (at most the hard limit) when it
+/// is lower.
+fn raise_open_files(wanted: usize) -> Result<(), String> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit into the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return Err(format!("getrlimit: {}", std::io::Error::last_os_error()));
+    }
+    let wanted = wanted as libc::rlim_t;
+    if lim.rlim_cur >= wanted {
+        return Ok(());
+    }
+    let raised = libc::rlimit {
+        rlim_cur: wanted.min(lim.rlim_max),
+        rlim_max: lim.rlim_max,
+    };
+    // SAFETY: setrlimit reads the rlimit it is given.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } != 0 {
+        return Err(format!("setrlimit: {}", std::io::Error::last_os_error()));
+    }
+    if raised.rlim_cur < wanted {
+        return Err(format!(
+            "the open-file limit is {} (hard), below the {wanted} the connections need",
+            lim.rlim_max
+        ));
+    }
+    Ok(())
+}
+
 fn loopback_for(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V4(v4) if v4.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
@@ -176,12 +233,13 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
 fn admit(shared: &Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
     let _ = stream.set_nodelay(true);
     let mut conns = lock(&shared.conns);
-    if conns.open.len() >= shared.options.max_connections {
+    let o = &shared.options;
+    if conns.open.len() - conns.pending.len() >= o.max_connections {
         drop(conns);
         log::warn!("store server: refusing {peer}: at the connection limit");
         let message = format!(
             "the server is at its limit of {} connections",
-            shared.options.max_connections
+            o.max_connections
         );
         let _ = stream.set_write_timeout(Some(Duration::from_millis(100)));
         if let Ok(bytes) = frame::encode(
@@ -196,28 +254,46 @@ fn admit(shared: &Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
         let _ = stream.shutdown(Shutdown::Write);
         return;
     }
+    // Room among the connections yet to say hello: the oldest of them goes.
+    while conns.pending.len() >= o.max_pending {
+        let Some(oldest) = conns.pending.pop_front() else {
+            break;
+        };
+        // Out of the count at once: its thread may take a moment to notice.
+        if let Some(s) = conns.open.remove(&oldest) {
+            log::debug!("store server: closing a connection that never said hello");
+            let _ = s.shutdown(Shutdown::Both);
+        }
+    }
     let Ok(clone) = stream.try_clone() else {
         return;
     };
     let id = conns.next_id;
     conns.next_id += 1;
     conns.open.insert(id, clone);
+    conns.pending.push_back(id);
     drop(conns);
     let s = shared.clone();
     let spawned = thread::Builder::new()
         .name(format!("store-conn-{id}"))
+        .stack_size(CONN_STACK)
         .spawn(move || serve(s, id, stream, peer));
     if let Err(e) = spawned {
         log::warn!("store server: no thread for {peer}: {e}");
-        lock(&shared.conns).open.remove(&id);
+        let mut conns = lock(&shared.conns);
+        conns.open.remove(&id);
+        conns.pending.retain(|p| *p != id);
     }
 }
 
 /// One connection's state, on its own thread.
 struct Conn {
+    id: u64,
     stream: TcpStream,
     peer: SocketAddr,
     buf: Vec<u8>,
+    /// Bytes of [`Shared::buffered`] held for the frame being read.
+    reserved: u64,
     opened: Instant,
     authenticated: bool,
     hello_seen: bool,
@@ -231,11 +307,13 @@ type End = Result<(), String>;
 fn serve(shared: Arc<Shared>, id: u64, stream: TcpStream, peer: SocketAddr) {
     let _ = stream.set_write_timeout(Some(shared.options.frame_deadline));
     let mut conn = Conn {
+        id,
         stream,
         peer,
         buf: Vec::new(),
+        reserved: 0,
         opened: Instant::now(),
-        authenticated: shared.options.token.is_none(),
+        authenticated: false,
         hello_seen: false,
         goodbye: false,
         on_disconnect: Vec::new(),
@@ -246,6 +324,7 @@ fn serve(shared: Arc<Shared>, id: u64, stream: TcpStream, peer: SocketAddr) {
         Err(why) => log::debug!("store server: closed {peer}: {why}"),
     }
     let _ = conn.stream.shutdown(Shutdown::Both);
+    conn.release(&shared);
     {
         let mut data = lock(&shared.data);
         let fire = !conn.goodbye && !shared.stopping.load(Ordering::SeqCst);
@@ -264,7 +343,11 @@ fn serve(shared: Arc<Shared>, id: u64, stream: TcpStream, peer: SocketAddr) {
         }
         shared.changed.notify_all();
     }
-    lock(&shared.conns).open.remove(&id);
+    {
+        let mut conns = lock(&shared.conns);
+        conns.open.remove(&id);
+        conns.pending.retain(|p| *p != id);
+    }
     shared.conn_gone.notify_all();
 }
 
@@ -314,9 +397,10 @@ impl Conn {
             match frame::decode(&self.buf, limits) {
                 Ok(Some((f, used))) => {
                     self.buf.drain(..used);
+                    self.release(shared);
                     return Ok(Some(f));
                 }
-                Ok(None) => {}
+                Ok(None) => self.reserve(shared, limits)?,
                 Err(e) => {
                     let reply = match &e {
                         FrameError::TooLarge { size, limit } => Frame::TooLarge {
@@ -334,7 +418,7 @@ impl Conn {
             // the connection on, a begun frame in time from its first byte. An idle,
             // authenticated connection waits freely.
             let deadline = if !self.authenticated {
-                Some(self.opened + d)
+                Some(self.opened + shared.options.hello_deadline)
             } else if !self.buf.is_empty() {
                 Some(*started.get_or_insert_with(Instant::now) + d)
             } else {
@@ -343,6 +427,10 @@ impl Conn {
             let timeout = match deadline {
                 Some(t) => match t.checked_duration_since(Instant::now()) {
                     Some(left) if !left.is_zero() => Some(left),
+                    _ if !self.authenticated => {
+                        let h = shared.options.hello_deadline;
+                        return Err(format!("no hello within {h:?}"));
+                    }
                     _ => return Err(format!("no complete frame within {d:?}")),
                 },
                 None => None,
@@ -366,6 +454,49 @@ impl Conn {
         }
     }
 
+    /// Holds room in [`Shared::buffered`] for the frame whose length prefix is in,
+    /// or refuses it when the connections together would hold too much.
+    fn reserve(&mut self, shared: &Shared, limits: &Limits) -> End {
+        if self.reserved > 0 || self.buf.len() < frame::HEADER_LEN {
+            // (A frame's body is what is held; its 4-byte prefix is not counted.)
+            return Ok(());
+        }
+        let mut len = [0u8; frame::HEADER_LEN];
+        len.copy_from_slice(&self.buf[..frame::HEADER_LEN]);
+        let size = u64::from(u32::from_le_bytes(len));
+        let limit = shared.options.max_buffered;
+        let taken = shared
+            .buffered
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |b| {
+                (b + size <= limit).then_some(b + size)
+            });
+        match taken {
+            Ok(_) => {
+                self.reserved = size;
+                Ok(())
+            }
+            Err(held) => {
+                let reply = Frame::TooLarge {
+                    what: "unfinished frames over all connections".into(),
+                    size: held + size,
+                    limit,
+                };
+                let _ = self.send(&reply, limits);
+                Err(format!(
+                    "a frame of {size} bytes would take the server past {limit} buffered bytes"
+                ))
+            }
+        }
+    }
+
+    /// Gives back this connection's room in [`Shared::buffered`].
+    fn release(&mut self, shared: &Shared) {
+        if self.reserved > 0 {
+            shared.buffered.fetch_sub(self.reserved, Ordering::SeqCst);
+            self.reserved = 0;
+        }
+    }
+
     fn send(&mut self, reply: &Frame, limits: &Limits) -> End {
         let bytes = frame::encode(reply, limits)
             .or_else(|e| frame::encode(&protocol_error(e.to_string()), limits))
@@ -377,7 +508,12 @@ impl Conn {
 
     fn handle(&mut self, shared: &Shared, request: Frame) -> Step {
         let o = &shared.options;
-        if let Frame::Hello { version, token } = &request {
+        if let Frame::Hello {
+            version,
+            token,
+            job,
+        } = &request
+        {
             if self.hello_seen {
                 return Step::ReplyAndClose(Ok(protocol_error("a second hello".into())));
             }
@@ -397,7 +533,18 @@ impl Conn {
                     return Step::ReplyAndClose(Ok(rejected(m)));
                 }
             }
+            if let (Some(serves), Some(theirs)) = (&o.job, job) {
+                if serves != theirs {
+                    let m =
+                        format!("it serves job {serves:?}, this client belongs to job {theirs:?}");
+                    return Step::ReplyAndClose(Ok(Frame::Error {
+                        code: ErrorCode::Clash,
+                        message: m,
+                    }));
+                }
+            }
             self.authenticated = true;
+            lock(&shared.conns).pending.retain(|p| *p != self.id);
             return Step::Reply(Ok(Frame::Ok));
         }
         if !self.authenticated {

@@ -22,6 +22,18 @@ const CLOSED_BY_CLOSE: &str = "closed by TcpStore::close";
 const WAIT_SLICE: Duration = Duration::from_millis(100);
 /// The longest one TCP connection attempt may take.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a hello may go unanswered: a store answers at once, so a listener that
+/// stays silent this long is some other program.
+const HELLO_WAIT: Duration = Duration::from_secs(5);
+/// Connections in a row that the listener closed before answering the hello, after
+/// which it is taken for another program (a store only does that while it stops).
+const MAX_HANGUPS: u32 = 3;
+/// The text of an [`StoreError::Io`] for a reply that did not come in time.
+const NO_REPLY: &str = "no reply in time";
+/// What a listener that does not speak the protocol is taken for.
+const NOT_A_STORE: &str = "the process listening there is not a store of this library \
+     (another program holds the port, e.g. torchrun's agent store, which \
+     TORCHELASTIC_USE_AGENT_STORE=True tells from_env to use)";
 
 /// A client of a [`TcpStoreServer`](super::TcpStoreServer). `Send + Sync`: threads
 /// share it, and their requests take turns on its one connection (a `wait` gives the
@@ -71,6 +83,10 @@ enum Attempt {
     Retry(String),
     /// Not worth another (wrong token, wrong protocol).
     Fatal(StoreError),
+    /// Connected, but the hello went unanswered for [`HELLO_WAIT`].
+    Silent,
+    /// Connected, but the listener closed the connection without answering.
+    Hangup,
 }
 
 impl TcpStore {
@@ -84,7 +100,11 @@ impl TcpStore {
         let start = Instant::now();
         let deadline = deadline_after(options.connect_timeout);
         let mut backoff = FIRST_BACKOFF;
+        let mut hangups = 0;
         loop {
+            let foreign = |what: String| StoreError::Protocol {
+                what: format!("{addr} {what}: {NOT_A_STORE}"),
+            };
             let last_error = match attempt(addr, &options, deadline) {
                 Ok(stream) => {
                     return Ok(TcpStore {
@@ -101,7 +121,25 @@ impl TcpStore {
                     });
                 }
                 Err(Attempt::Fatal(e)) => return Err(e),
-                Err(Attempt::Retry(why)) => why,
+                Err(Attempt::Retry(why)) => {
+                    hangups = 0;
+                    why
+                }
+                Err(Attempt::Silent) => {
+                    return Err(foreign(format!(
+                        "accepted the connection but did not answer the hello within \
+                         {HELLO_WAIT:?}"
+                    )));
+                }
+                Err(Attempt::Hangup) => {
+                    hangups += 1;
+                    if hangups >= MAX_HANGUPS {
+                        return Err(foreign(format!(
+                            "closed {hangups} connections in a row without answering the hello"
+                        )));
+                    }
+                    "the server closed the connection before answering the hello".into()
+                }
             };
             let left =
                 deadline.map_or(MAX_BACKOFF, |d| d.saturating_duration_since(Instant::now()));
@@ -254,6 +292,13 @@ impl TcpStore {
                 key: short(key),
                 reason: message,
             },
+            ErrorCode::Clash => {
+                conn.break_with(format!("the server serves another job: {message}"));
+                StoreError::Clash {
+                    addr: self.addr.clone(),
+                    reason: message,
+                }
+            }
             ErrorCode::Rejected | ErrorCode::Busy => {
                 conn.break_with(format!("the server refused: {message}"));
                 StoreError::Rejected {
@@ -339,6 +384,7 @@ fn attempt(
     let hello = Frame::Hello {
         version: PROTOCOL_VERSION,
         token: options.token.clone(),
+        job: options.job.clone(),
     };
     let limits = Limits {
         max_frame: options.max_frame,
@@ -348,10 +394,12 @@ fn attempt(
             what: format!("the hello does not fit: {e}"),
         })
     })?;
-    // The hello must be answered within the request timeout, and (unless that leaves
-    // less than a second) before the connection deadline.
+    // The hello must be answered within HELLO_WAIT (a store answers at once), the
+    // request timeout, and (unless that leaves less than a second) the connection
+    // deadline.
     let hello_wait = options
         .request_timeout
+        .min(HELLO_WAIT)
         .min(left().max(Duration::from_secs(1)));
     let hello_deadline = deadline_after(hello_wait);
     let mut buf = Vec::new();
@@ -368,10 +416,22 @@ fn attempt(
             addr: addr.to_string(),
             reason: message,
         })),
+        Ok(Frame::Error {
+            code: ErrorCode::Clash,
+            message,
+        }) => Err(Attempt::Fatal(StoreError::Clash {
+            addr: addr.to_string(),
+            reason: message,
+        })),
         Ok(other) => Err(Attempt::Fatal(StoreError::Protocol {
             what: format!("the server answered the hello with {other:?}"),
         })),
-        Err(e @ StoreError::Protocol { .. }) => Err(Attempt::Fatal(e)),
+        Err(StoreError::Protocol { what }) => Err(Attempt::Fatal(StoreError::Protocol {
+            what: format!("{what}: {NOT_A_STORE}"),
+        })),
+        Err(StoreError::Io { error, .. }) if error == NO_REPLY => Err(Attempt::Silent),
+        // Connected, then closed or reset before any reply.
+        Err(StoreError::Closed { .. } | StoreError::Io { .. }) => Err(Attempt::Hangup),
         Err(e) => Err(Attempt::Retry(e.to_string())),
     }
 }
@@ -412,7 +472,7 @@ fn exchange(
                 _ => {
                     return Err(StoreError::Io {
                         op: format!("waiting for the reply of {addr}"),
-                        error: "no reply in time".into(),
+                        error: NO_REPLY.into(),
                     });
                 }
             },

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use collectives::store::frame::{self, ErrorCode, Frame, Limits};
 use collectives::store::{ServerOptions, Store, StoreError, TcpStore};
 
-use super::{assert_serving, client, client_options, encode, raw, server, until_closed};
+use super::{assert_serving, client, client_options, encode, greeted, raw, server, until_closed};
 
 #[test]
 fn tokens_are_checked_and_a_rejected_client_does_not_disturb_the_others() {
@@ -63,7 +63,7 @@ fn malformed_truncated_and_oversized_frames_close_only_their_connection() {
     let bystander = client(&srv);
     bystander.set("before", b"1").unwrap();
     // An unknown opcode.
-    let s = raw(&srv);
+    let s = greeted(&srv);
     (&s).write_all(&[1, 0, 0, 0, 0x42]).unwrap();
     let (frames, took) = until_closed(&s);
     let [Frame::Error { code, message }] = &frames[..] else {
@@ -76,7 +76,7 @@ fn malformed_truncated_and_oversized_frames_close_only_their_connection() {
     assert!(took < Duration::from_secs(1));
     assert_serving(&srv, client_options());
     // Half a frame, then the end of the stream.
-    let s = raw(&srv);
+    let s = greeted(&srv);
     (&s).write_all(
         &encode(&Frame::Get {
             key: "before".into(),
@@ -91,7 +91,7 @@ fn malformed_truncated_and_oversized_frames_close_only_their_connection() {
     );
     assert_serving(&srv, client_options());
     // A length prefix far over the limit: refused before any body arrives.
-    let s = raw(&srv);
+    let s = greeted(&srv);
     (&s).write_all(&0x7fff_ffffu32.to_le_bytes()).unwrap();
     let (frames, took) = until_closed(&s);
     assert!(
@@ -106,7 +106,7 @@ fn malformed_truncated_and_oversized_frames_close_only_their_connection() {
     );
     assert!(took < Duration::from_secs(1));
     // A reply opcode sent as a request.
-    let s = raw(&srv);
+    let s = greeted(&srv);
     (&s).write_all(&encode(&Frame::Int(3))).unwrap();
     let (frames, _) = until_closed(&s);
     assert!(matches!(
@@ -124,8 +124,8 @@ fn malformed_truncated_and_oversized_frames_close_only_their_connection() {
 fn a_slow_loris_is_cut_off_at_the_frame_deadline_while_others_are_served() {
     let deadline = Duration::from_millis(300);
     let srv = server(ServerOptions::new().frame_deadline(deadline));
-    let idle = raw(&srv);
-    let s = raw(&srv);
+    let idle = greeted(&srv);
+    let s = greeted(&srv);
     let t = Instant::now();
     (&s).write_all(&encode(&Frame::Get { key: "k".into() })[..6])
         .unwrap();
@@ -156,9 +156,10 @@ fn a_slow_loris_is_cut_off_at_the_frame_deadline_while_others_are_served() {
 #[test]
 fn a_flood_of_connections_past_the_limit_is_refused_and_then_served() {
     let srv = server(ServerOptions::new().max_connections(8));
-    let flood: Vec<TcpStream> = (0..40).map(|_| raw(&srv)).collect();
-    // Connections are accepted in order: the first 8 are served, the rest refused.
-    for s in &flood[8..] {
+    let served: Vec<TcpStream> = (0..8).map(|_| greeted(&srv)).collect();
+    // Past the limit of connections that said hello, new ones are told at once.
+    let refused: Vec<TcpStream> = (0..32).map(|_| raw(&srv)).collect();
+    for s in &refused {
         let (frames, took) = until_closed(s);
         let [Frame::Error { code, message }] = &frames[..] else {
             panic!("{frames:?}");
@@ -169,7 +170,7 @@ fn a_flood_of_connections_past_the_limit_is_refused_and_then_served() {
         );
         assert!(took < Duration::from_secs(1));
     }
-    for s in &flood[..8] {
+    for s in &served {
         s.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
         assert!(until_closed(s).0.is_empty());
     }
@@ -185,6 +186,52 @@ fn a_flood_of_connections_past_the_limit_is_refused_and_then_served() {
         }
         other => panic!("{other:?}"),
     }
-    drop(flood);
+    drop(served);
+    assert_serving(&srv, client_options());
+}
+
+#[test]
+fn connections_that_never_say_hello_cannot_lock_clients_out() {
+    let srv = server(
+        ServerOptions::new()
+            .max_connections(8)
+            .max_pending(4)
+            .hello_deadline(Duration::from_secs(30)),
+    );
+    // Far more silent sockets than the quota for connections yet to say hello.
+    let silent: Vec<TcpStream> = (0..200).map(|_| raw(&srv)).collect();
+    let t = Instant::now();
+    let c = client(&srv);
+    c.set("k", b"v").unwrap();
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    // The oldest silent ones were closed to make room; at most the quota is left.
+    let closed = silent
+        .iter()
+        .take(190)
+        .filter(|s| {
+            s.set_read_timeout(Some(Duration::from_millis(200)))
+                .unwrap();
+            let mut b = [0u8; 64];
+            let mut r = *s;
+            matches!(r.read(&mut b), Ok(0)) || matches!(r.read(&mut b), Ok(0))
+        })
+        .count();
+    assert_eq!(closed, 190);
+    assert!(srv.connections() <= 1 + 4, "{}", srv.connections());
+}
+
+#[test]
+fn a_silent_connection_is_closed_at_the_hello_deadline() {
+    let deadline = Duration::from_millis(300);
+    let srv = server(ServerOptions::new().hello_deadline(deadline));
+    let s = raw(&srv);
+    let t = Instant::now();
+    let (frames, _) = until_closed(&s);
+    assert!(frames.is_empty(), "{frames:?}");
+    let took = t.elapsed();
+    assert!(
+        took >= deadline - Duration::from_millis(50) && took < Duration::from_secs(2),
+        "{took:?}"
+    );
     assert_serving(&srv, client_options());
 }

@@ -53,7 +53,7 @@ impl DeviceImpl {
     pub fn open(driver: DriverKind, ordinal: usize) -> Result<DeviceImpl> {
         Ok(match driver {
             DriverKind::Cuda => DeviceImpl::Cuda(Arc::new(CudaDevice::open(ordinal)?)),
-            DriverKind::Sim => DeviceImpl::Sim(crate::sim::platform()?.device(ordinal)?),
+            DriverKind::Sim => DeviceImpl::Sim(crate::sim::platform()?.visible(ordinal)?),
         })
     }
 

@@ -65,6 +65,9 @@ pub(crate) use stream::{SimEvent, SimGate, SimStream};
 #[derive(Clone, Debug)]
 pub(crate) struct SimConfig {
     pub devices: usize,
+    /// The simulated devices this process sees, in ordinal order
+    /// (`NCCL_RS_SIM_VISIBLE_DEVICES`; all of them by default).
+    pub visible: Vec<usize>,
     pub memory: usize,
     pub queue_depth: usize,
     pub seed: u64,
@@ -151,8 +154,27 @@ impl SimConfig {
             Some("0") | Some("off") => false,
             Some(v) => return Err(bad("NCCL_RS_SIM_JITTER", v.to_string(), "on/off or 1/0")),
         };
+        let visible = match env("NCCL_RS_SIM_VISIBLE_DEVICES") {
+            None => (0..devices).collect(),
+            Some(v) => {
+                let mut list = Vec::new();
+                for item in v.split(',') {
+                    match item.trim().parse::<usize>() {
+                        Ok(d) if d < devices && !list.contains(&d) => list.push(d),
+                        _ => {
+                            let what = format!(
+                                "a comma-separated list of distinct devices below {devices}"
+                            );
+                            return Err(bad("NCCL_RS_SIM_VISIBLE_DEVICES", v, &what));
+                        }
+                    }
+                }
+                list
+            }
+        };
         Ok(SimConfig {
             devices,
+            visible,
             memory,
             queue_depth,
             seed,
@@ -168,12 +190,24 @@ pub(crate) struct Platform {
 }
 
 impl Platform {
-    /// How many devices there are.
+    /// How many devices this process sees (`NCCL_RS_SIM_VISIBLE_DEVICES`).
     pub fn count(&self) -> usize {
-        self.devices.len()
+        self.config.visible.len()
     }
 
-    /// Device `ordinal`, created (its memory mapped) on first use.
+    /// The device this process sees as `ordinal`: the simulated device at that place
+    /// of `NCCL_RS_SIM_VISIBLE_DEVICES` (which is also the ordinal it reports, the
+    /// number that tells the devices of several processes apart).
+    pub fn visible(&self, ordinal: usize) -> Result<Arc<SimDevice>> {
+        let physical = self.config.visible.get(ordinal).ok_or(Error::NoDevice {
+            driver: crate::driver::types::DriverKind::Sim,
+            ordinal,
+            count: self.config.visible.len(),
+        })?;
+        self.device(*physical)
+    }
+
+    /// Simulated device `ordinal`, created (its memory mapped) on first use.
     pub fn device(&self, ordinal: usize) -> Result<Arc<SimDevice>> {
         let cell = self.devices.get(ordinal).ok_or(Error::NoDevice {
             driver: crate::driver::types::DriverKind::Sim,
@@ -239,6 +273,25 @@ pub(crate) fn wait_until<'a, T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn visible_devices_pick_and_order_the_simulated_ones() {
+        let cfg = |v: &'static str| {
+            SimConfig::from_env(move |name| match name {
+                "NCCL_RS_SIM_DEVICES" => Some("4".into()),
+                "NCCL_RS_SIM_VISIBLE_DEVICES" => Some(v.into()),
+                _ => None,
+            })
+        };
+        assert_eq!(cfg("3,1").unwrap().visible, [3, 1]);
+        assert_eq!(cfg(" 2 ").unwrap().visible, [2]);
+        for bad in ["4", "1,1", "", "GPU-0", "0,,1"] {
+            let e = cfg(bad).unwrap_err().to_string();
+            assert!(e.contains("NCCL_RS_SIM_VISIBLE_DEVICES"), "{bad:?}: {e}");
+        }
+        let all = SimConfig::from_env(|n| (n == "NCCL_RS_SIM_DEVICES").then(|| "3".into()));
+        assert_eq!(all.unwrap().visible, [0, 1, 2]);
+    }
 
     #[test]
     fn sizes_parse_with_units() {

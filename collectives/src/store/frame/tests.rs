@@ -24,8 +24,13 @@ fn frame() -> impl Strategy<Value = Frame> {
         Just(ErrorCode::Busy),
     ];
     prop_oneof![
-        (any::<u32>(), option::of(text()))
-            .prop_map(|(version, token)| Frame::Hello { version, token }),
+        (any::<u32>(), option::of(text()), option::of(text())).prop_map(|(version, token, job)| {
+            Frame::Hello {
+                version,
+                token,
+                job,
+            }
+        }),
         (text(), bytes()).prop_map(|(key, value)| Frame::Set { key, value }),
         text().prop_map(|key| Frame::Get { key }),
         (vec(text(), 0..4), any::<u64>())

@@ -494,3 +494,98 @@ fn debug_forms_of_errors_say_what_display_says() {
     };
     assert!(format!("{store:?}").contains(&store.to_string()));
 }
+
+#[test]
+fn slurm_batch_script_variables_outside_a_step_are_refused_naming_srun() {
+    // What a batch script of `sbatch -n 4` sees (no step id): the allocation's.
+    let batch = [
+        ("SLURM_JOB_ID", "12"),
+        ("SLURM_PROCID", "0"),
+        ("SLURM_NTASKS", "4"),
+        ("SLURM_LOCALID", "0"),
+        ("SLURM_NODEID", "0"),
+        ("SLURM_TASKS_PER_NODE", "4"),
+        ("SLURM_JOB_NODELIST", "vm"),
+    ];
+    let env = |name: &str| {
+        batch
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.to_string())
+    };
+    let e = Launch::from_vars(&env, &Overrides::default()).unwrap_err();
+    assert!(
+        matches!(e, LaunchError::SlurmBatchStep { ntasks: 4, .. }),
+        "{e:?}"
+    );
+    let text = e.to_string();
+    assert!(
+        text.contains("job 12") && text.contains("srun -n 4") && text.contains("SLURM_NTASKS=4"),
+        "{text}"
+    );
+    // The same inside a step (srun sets the step id) is task 0 of 4.
+    let step = |name: &str| match name {
+        "SLURM_STEP_ID" => Some("0".to_string()),
+        other => env(other),
+    };
+    let launch = Launch::from_vars(&step, &Overrides::default()).unwrap();
+    assert_eq!((launch.rank(), launch.world_size()), (0, 4));
+    // A batch script of a one-task job is that task.
+    let one = |name: &str| match name {
+        "SLURM_NTASKS" | "SLURM_TASKS_PER_NODE" => Some("1".to_string()),
+        other => env(other),
+    };
+    let launch = Launch::from_vars(&one, &Overrides::default()).unwrap();
+    assert_eq!((launch.rank(), launch.world_size()), (0, 1));
+}
+
+#[test]
+fn under_an_arbitrary_distribution_the_store_is_on_task_zeros_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let hostfile = dir.path().join("hosts");
+    std::fs::write(&hostfile, "nodeB\nnodeA\nnodeB\n").unwrap();
+    let hostfile = hostfile.display().to_string();
+    let vars = vec![
+        ("SLURM_JOB_ID", "77".to_string()),
+        ("SLURM_STEP_ID", "0".to_string()),
+        ("SLURM_PROCID", "1".to_string()),
+        ("SLURM_NTASKS", "3".to_string()),
+        ("SLURM_LOCALID", "0".to_string()),
+        ("SLURM_NODEID", "0".to_string()),
+        ("SLURM_STEP_TASKS_PER_NODE", "1,2".to_string()),
+        ("SLURM_STEP_NODELIST", "nodeA,nodeB".to_string()),
+        ("SLURM_DISTRIBUTION", "arbitrary".to_string()),
+        ("SLURM_HOSTFILE", hostfile.clone()),
+    ];
+    let read = |vars: &[(&str, String)]| {
+        let env = |name: &str| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.clone())
+        };
+        Launch::from_vars(&env, &Overrides::default())
+    };
+    let launch = read(&vars).unwrap();
+    // Not nodeA, the first of the sorted list: task 0 runs on nodeB.
+    assert_eq!(tcp("nodeB", 20770), launch.rendezvous().cloned());
+    let source = launch.rendezvous.as_ref().unwrap().source.to_string();
+    assert!(
+        source.contains("host file") && source.contains(&hostfile),
+        "{source}"
+    );
+    // Without the host file, task 0's host is unknown: say so.
+    let mut no_file = vars.clone();
+    no_file.retain(|(k, _)| *k != "SLURM_HOSTFILE");
+    let e = read(&no_file).unwrap_err().to_string();
+    assert!(
+        e.contains("SLURM_DISTRIBUTION=arbitrary") && e.contains("MASTER_ADDR"),
+        "{e}"
+    );
+    // A block distribution keeps the first host of the list.
+    let mut block = vars.clone();
+    block.retain(|(k, _)| *k != "SLURM_DISTRIBUTION");
+    assert_eq!(
+        tcp("nodeA", 20770),
+        read(&block).unwrap().rendezvous().cloned()
+    );
+}

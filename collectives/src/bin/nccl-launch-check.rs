@@ -9,6 +9,9 @@
 //!   end naming rank `r`.
 //! - `NCCL_RS_CHECK_KILL_ONCE=1` with it: only in the first attempt of a job that
 //!   torchrun restarts (`TORCHELASTIC_RESTART_COUNT=0`); the next attempt must pass.
+//! - `NCCL_RS_CHECK_STALL=r`: rank `r` joins, does the first all-reduce, then sleeps
+//!   instead of entering the second; the others' all-reduce times out, and the hang
+//!   report names rank `r` as the one that never issued it.
 //! - `NCCL_RS_CHECK_MISSING=r`: rank `r` sleeps instead of joining; the others' group
 //!   creation times out naming it.
 //!
@@ -64,7 +67,13 @@ fn run() -> collectives::Result<bool> {
         // SAFETY: kill and getpid have no memory preconditions.
         unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
     }
-    if kill.is_some() {
+    let stall = rank_var("NCCL_RS_CHECK_STALL");
+    if stall == Some(rank) {
+        println!("nccl-launch-check: rank {rank}: stalling (NCCL_RS_CHECK_STALL)");
+        std::thread::sleep(timeout * 4);
+        return Ok(false);
+    }
+    if kill.is_some() || stall.is_some() {
         // The killed rank never enters this one: the survivors must be told.
         std::thread::sleep(Duration::from_millis(200));
         let mut c = DeviceBuffer::from_slice(&s, &[1i64; 4])?;

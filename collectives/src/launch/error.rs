@@ -66,6 +66,24 @@ pub enum LaunchError {
         /// What is wrong with it.
         error: SyntaxError,
     },
+    /// Slurm's variables of a batch script, read outside any job step: `SLURM_PROCID`
+    /// and `SLURM_NTASKS` there describe the allocation, not a task of a step, so
+    /// every process started from the script would take itself for rank 0.
+    #[error(
+        "this process runs in the batch script of Slurm job {job}, outside any job step \
+         (no SLURM_STEP_ID): {} describe the allocation, not this process. Start the ranks \
+         with srun inside the script (`srun -n {ntasks} program`), or give the rank and \
+         world size explicitly",
+        list(.vars)
+    )]
+    SlurmBatchStep {
+        /// The job id.
+        job: String,
+        /// The number of tasks of the allocation.
+        ntasks: usize,
+        /// The variables read, with their values.
+        vars: Vec<Var>,
+    },
     /// Values that are well-formed one by one but cannot all hold: a rank not below
     /// the world size, a local rank not below the local world size, a local world
     /// size above the world size, a node index out of range, tasks per node that do
@@ -90,6 +108,7 @@ impl std::fmt::Debug for LaunchError {
             LaunchError::Invalid { .. } => "Invalid",
             LaunchError::Syntax { .. } => "Syntax",
             LaunchError::Contradiction { .. } => "Contradiction",
+            LaunchError::SlurmBatchStep { .. } => "SlurmBatchStep",
         };
         write!(f, "LaunchError::{variant}: {self}")
     }

@@ -59,6 +59,10 @@ pub const FAILED_KEY: &str = "nccl-rs/failed";
 /// hang report with those it has (a killed rank never writes one).
 pub const REPORT_WAIT: Duration = Duration::from_secs(3);
 
+/// How long a rank other than 0 waits for rank 0's hang report before its failure
+/// reaches its program (rank 0 waits at most [`REPORT_WAIT`] for the records).
+const AWAIT_REPORT: Duration = Duration::from_secs(4);
+
 /// How long the rank hosting the store keeps serving, when its group is dropped, for
 /// the other ranks to leave.
 pub const HOST_GRACE: Duration = Duration::from_secs(5);
@@ -67,6 +71,19 @@ pub const HOST_GRACE: Duration = Duration::from_secs(5);
 /// keys start with `prefix`.
 pub fn dump_key(prefix: &str, rank: usize) -> String {
     format!("{prefix}/dump/{rank}")
+}
+
+/// The key rank 0 sets once it has printed the hang report of the group whose keys
+/// start with `prefix`; the other ranks wait for it (bounded) before their failure
+/// reaches their program.
+fn reported_key(prefix: &str) -> String {
+    format!("{prefix}/reported")
+}
+
+/// The key the TCP store's server sets when `rank`'s connection drops without an
+/// orderly close: that rank will never write its flight record.
+fn gone_key(prefix: &str, rank: usize) -> String {
+    format!("{prefix}/gone/{rank}")
 }
 
 /// The job's hang report, from the flight records its ranks wrote to the store.
@@ -222,6 +239,10 @@ struct Shared {
     interval: Duration,
     /// Whether this rank prints the job's hang report (rank 0, not under `nccl-run`).
     report: bool,
+    /// Whether this rank waits for rank 0's report before its failure reaches its
+    /// program (the others, not under `nccl-run`): a launcher that ends the job when
+    /// the first rank exits (`srun -K`, torchrun) would cut the report off.
+    await_report: bool,
     /// This rank's own failure was published: the link thread prints the report.
     own: Mutex<bool>,
     /// A failure of this group was dealt with: its own published, or another rank's
@@ -267,7 +288,9 @@ impl Link {
             exited: true,
         };
         if let Some(tcp) = &tcp {
+            let gone = gone_key(&me.prefix, me.rank);
             tcp.on_disconnect_create(FAILED_KEY, &me.to_json())
+                .and_then(|()| tcp.on_disconnect_create(&gone, b"gone"))
                 .map_err(|error| crate::Error::Store {
                     addr: format!("tcp://{}", tcp.addr()),
                     error,
@@ -279,6 +302,7 @@ impl Link {
             me,
             interval: inner.options.watchdog_interval,
             report: report && inner.rank == 0,
+            await_report: report && inner.rank != 0,
             own: Mutex::new(false),
             handled: AtomicBool::new(false),
             reported: AtomicBool::new(false),
@@ -321,6 +345,7 @@ impl FailureSink for Link {
         let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
         let publish = move || {
             shared.publish_own(failure);
+            shared.await_report();
             // Its own exit must not overwrite the record: an orderly close withdraws
             // the disconnect registration.
             shared.close();
@@ -335,7 +360,12 @@ impl FailureSink for Link {
             .spawn(publish);
         match spawned {
             Ok(_) => {
-                if done_rx.recv_timeout(PUBLISH_WAIT).is_err() {
+                let wait = if self.shared.await_report {
+                    PUBLISH_WAIT + AWAIT_REPORT
+                } else {
+                    PUBLISH_WAIT
+                };
+                if done_rx.recv_timeout(wait).is_err() {
                     log::error!(
                         "rank {}: publishing its failure takes over {PUBLISH_WAIT:?} (the \
                          store is slow or stalled); going on while it finishes",
@@ -418,6 +448,7 @@ impl Shared {
                     let why = format!("another rank failed: {other}");
                     let dump = inner.snapshot(&why);
                     self.put_dump(&dump);
+                    self.await_report();
                     self.close();
                     self.set_recorded();
                     inner.dump(&why);
@@ -496,6 +527,19 @@ impl Shared {
         self.put_dump(&failure.dump);
     }
 
+    /// Waits, at most [`AWAIT_REPORT`], for rank 0 to say it printed the hang report
+    /// (when [`Shared::await_report`]); a store that is gone (rank 0 with it) ends
+    /// the wait at once.
+    fn await_report(&self) {
+        if !self.await_report {
+            return;
+        }
+        let key = reported_key(&self.me.prefix);
+        if let Err(e) = self.store.wait(&[&key], AWAIT_REPORT) {
+            log::debug!("rank {}: no hang report from rank 0: {e}", self.me.rank);
+        }
+    }
+
     fn put_dump(&self, dump: &Dump) {
         let key = dump_key(&self.me.prefix, self.me.rank);
         match serde_json::to_vec(dump) {
@@ -540,34 +584,57 @@ impl Shared {
             Some(s) => s,
             None => &*self.store,
         };
-        // A rank the store saw die never writes its record: not waited for.
-        let dead = store
+        let first = store
             .get(FAILED_KEY)
             .ok()
             .flatten()
             .and_then(|b| JobFailure::parse(&b).ok())
-            .filter(|f| f.exited && f.prefix == self.me.prefix)
-            .map(|f| f.rank);
+            .filter(|f| f.prefix == self.me.prefix);
+        // A rank the store saw die never writes its record: not waited for.
+        let dead = first.as_ref().filter(|f| f.exited).map(|f| f.rank);
+        // Nor does one whose connection dropped.
+        let gone = |r: usize| {
+            Some(r) == dead || matches!(store.get(&gone_key(&self.me.prefix, r)), Ok(Some(_)))
+        };
         let report = JobReport::read_waiting_for_live(
             store,
             &self.me.prefix,
             self.me.size,
             REPORT_WAIT,
-            &|r| Some(r) == dead,
+            &gone,
         );
-        if let Some(s) = &fresh {
-            let _ = s.close();
+        // One write, so that lines of other ranks' output cannot come in between.
+        let mut text = String::new();
+        if let Some(f) = &first {
+            text.push_str(&format!(
+                "nccl-rs: hang report: first failure: {}\n",
+                f.describe()
+            ));
         }
         for l in &report.lines {
-            eprintln!("nccl-rs: hang report: {l}");
+            text.push_str(&format!("nccl-rs: hang report: {l}\n"));
         }
         if !report.missing.is_empty() {
             let missing: Vec<String> = report.missing.iter().map(|r| r.to_string()).collect();
-            eprintln!(
-                "nccl-rs: hang report: no flight record from rank(s) {} within {:?}",
+            text.push_str(&format!(
+                "nccl-rs: hang report: no flight record from rank(s) {} (gone, or none within \
+                 {:?})\n",
                 missing.join(","),
                 REPORT_WAIT
-            );
+            ));
+        }
+        {
+            use std::io::Write;
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(text.as_bytes());
+            let _ = err.flush();
+        }
+        // The other ranks may go on (and exit) now.
+        if let Err(e) = store.set(&reported_key(&self.me.prefix), b"1") {
+            log::debug!("rank 0: could not say the report is out: {e}");
+        }
+        if let Some(s) = &fresh {
+            let _ = s.close();
         }
     }
 

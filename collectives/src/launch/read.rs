@@ -155,6 +155,9 @@ pub(super) fn values(
     if !r.missing.is_empty() {
         return Err(r.partial(launcher));
     }
+    if slurm && o.rank.is_none() && o.world_size.is_none() {
+        batch_step(env, world_size.as_ref(), rank.as_ref())?;
+    }
 
     let (Some(rank), Some(world_size)) = (value(o.rank, rank)?, value(o.world_size, world_size)?)
     else {
@@ -349,6 +352,33 @@ fn slurm_lists(
     Ok(hosts.into_iter().next().map(|host| (host, list)))
 }
 
+/// Refuses Slurm's variables as a batch script sees them (a job id, no step id)
+/// when they speak of several tasks: the script is not one of them.
+fn batch_step(env: Env<'_>, ntasks: Option<&Var>, procid: Option<&Var>) -> Result<(), LaunchError> {
+    let var = |name: &'static str| env(name).map(|value| Var { name, value });
+    if SLURM_STEP_ID.iter().any(|&n| env(n).is_some()) {
+        return Ok(());
+    }
+    let Some(job) = SLURM_JOB_ID.iter().find_map(|&n| var(n)) else {
+        return Ok(());
+    };
+    let Some(n) = ntasks.and_then(|v| parse_count(&v.value)) else {
+        return Ok(());
+    };
+    // The script is task 0 of the allocation; with one task, it is the whole job.
+    if n <= 1 || procid.is_some_and(|p| p.value != "0") {
+        return Ok(());
+    }
+    let mut vars = vec![job.clone()];
+    vars.extend(procid.cloned());
+    vars.extend(ntasks.cloned());
+    Err(LaunchError::SlurmBatchStep {
+        job: job.value,
+        ntasks: n,
+        vars,
+    })
+}
+
 /// The rendezvous address, in the order the module docs give.
 pub(super) fn rendezvous(
     env: Env<'_>,
@@ -418,8 +448,32 @@ pub(super) fn rendezvous(
     let step = SLURM_STEP_ID.iter().find_map(|&name| var(name));
     let step_id = step.as_ref().map(id).transpose()?.unwrap_or(0);
     let port = slurm::rendezvous_port(job_id, step_id);
+    // Task 0 runs on the first host of the sorted node list, except under an
+    // arbitrary distribution (`-m arbitrary`, `SLURM_HOSTFILE`): there the host file's
+    // first line is task 0's host.
+    let (host, list, where_) = match var("SLURM_DISTRIBUTION") {
+        Some(d) if d.value.starts_with("arbitrary") => {
+            let Some(file) = var("SLURM_HOSTFILE") else {
+                return Err(invalid(
+                    d,
+                    "under an arbitrary distribution task 0's host is not in the \
+                     environment (no SLURM_HOSTFILE): set MASTER_ADDR and MASTER_PORT",
+                ));
+            };
+            let first = std::fs::read_to_string(&file.value)
+                .map_err(|e| invalid(file.clone(), &format!("cannot be read: {e}")))?
+                .split(|c: char| c.is_whitespace() || c == ',')
+                .find(|h| !h.is_empty())
+                .map(str::to_owned);
+            let Some(first) = first else {
+                return Err(invalid(file, "the host file names no host"));
+            };
+            (first, file, "first host of the host file")
+        }
+        _ => (host, list, "first host of"),
+    };
     let reason = format!(
-        "first host of {list}; port {PORT_BASE} + 10 * ({job_id} % 1000) + ({step_id} % 10) \
+        "{where_} {list}; port {PORT_BASE} + 10 * ({job_id} % 1000) + ({step_id} % 10) \
          from {job}{}",
         step.as_ref()
             .map_or(" (no step id: 0)".to_owned(), |s| format!(", {s}"))

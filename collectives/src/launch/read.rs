@@ -461,7 +461,7 @@ pub(super) fn rendezvous(
                 ));
             };
             let first = std::fs::read_to_string(&file.value)
-                .map_err(|e| invalid(file.clone(), &format!("cannot be read: {e}")))?
+                .map_err(|e| invalid(file.clone(), format!("cannot be read: {e}")))?
                 .split(|c: char| c.is_whitespace() || c == ',')
                 .find(|h| !h.is_empty())
                 .map(str::to_owned);

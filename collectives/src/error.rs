@@ -152,6 +152,15 @@ pub enum Error {
     /// The launcher's environment is missing, partial or contradictory.
     #[error(transparent)]
     Launch(#[from] crate::launch::LaunchError),
+    /// The launcher's PMIx server could not be used: libpmix is missing, there is no
+    /// server, or a call failed (a fence's timeout among them).
+    #[error("PMIx: {op}: {what}")]
+    Pmix {
+        /// What was done.
+        op: String,
+        /// What PMIx (or the loader) said.
+        what: String,
+    },
     /// The rendezvous store failed (connect, I/O, protocol, token).
     #[error("rendezvous store {addr}: {error}")]
     Store {
@@ -227,6 +236,7 @@ impl std::fmt::Debug for Error {
             Error::InFlightCap { .. } => "InFlightCap",
             Error::Launch(..) => "Launch",
             Error::Store { .. } => "Store",
+            Error::Pmix { .. } => "Pmix",
             Error::Rendezvous { .. } => "Rendezvous",
             Error::NoRendezvous { .. } => "NoRendezvous",
             Error::TooFewDevices { .. } => "TooFewDevices",

@@ -12,8 +12,14 @@
 //! - `NCCL_RS_CHECK_STALL=r`: rank `r` joins, does the first all-reduce, then sleeps
 //!   instead of entering the second; the others' all-reduce times out, and the hang
 //!   report names rank `r` as the one that never issued it.
+//! - `NCCL_RS_CHECK_ABORT=r`: rank `r` aborts its group (`ProcessGroup::abort`) where
+//!   the others enter the second all-reduce, then waits a second before it exits; the
+//!   others must end at once naming rank `r`, through the store or PMIx.
 //! - `NCCL_RS_CHECK_MISSING=r`: rank `r` sleeps instead of joining; the others' group
 //!   creation times out naming it.
+//!
+//! `NCCL_RS_CHECK_PMIX=1` makes the group with `ProcessGroup::from_pmix` (the
+//! launcher's PMIx server, no store) instead of `from_env`.
 //!
 //! `NCCL_RS_CHECK_TIMEOUT` (seconds, default 30) is the group's timeout. Exit status:
 //! 0 when the values are right, 1 when one is wrong, 2 on an error (printed).
@@ -40,7 +46,12 @@ fn rank_var(name: &str) -> Option<usize> {
 }
 
 fn run() -> collectives::Result<bool> {
-    let launch = Launch::from_env()?;
+    let pmix = std::env::var("NCCL_RS_CHECK_PMIX").is_ok_and(|v| v == "1");
+    let launch = if pmix {
+        collectives::launch::pmix_launch()?
+    } else {
+        Launch::from_env()?
+    };
     let rank = launch.rank();
     let timeout = std::env::var("NCCL_RS_CHECK_TIMEOUT")
         .ok()
@@ -51,7 +62,12 @@ fn run() -> collectives::Result<bool> {
         std::thread::sleep(timeout * 4);
         return Ok(false);
     }
-    let pg = ProcessGroup::from_launch(&launch, Options::new().timeout(timeout))?;
+    let options = Options::new().timeout(timeout);
+    let pg = if pmix {
+        ProcessGroup::from_pmix(options)?
+    } else {
+        ProcessGroup::from_launch(&launch, options)?
+    };
     let size = pg.size();
     let s = Stream::new(pg.device())?;
     let r = rank as i64;
@@ -67,13 +83,20 @@ fn run() -> collectives::Result<bool> {
         // SAFETY: kill and getpid have no memory preconditions.
         unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
     }
+    let abort = rank_var("NCCL_RS_CHECK_ABORT");
+    if abort == Some(rank) {
+        println!("nccl-launch-check: rank {rank}: aborting its group (NCCL_RS_CHECK_ABORT)");
+        pg.abort("asked to by NCCL_RS_CHECK_ABORT");
+        std::thread::sleep(Duration::from_secs(1));
+        return Ok(false);
+    }
     let stall = rank_var("NCCL_RS_CHECK_STALL");
     if stall == Some(rank) {
         println!("nccl-launch-check: rank {rank}: stalling (NCCL_RS_CHECK_STALL)");
         std::thread::sleep(timeout * 4);
         return Ok(false);
     }
-    if kill.is_some() || stall.is_some() {
+    if kill.is_some() || stall.is_some() || abort.is_some() {
         // The killed rank never enters this one: the survivors must be told.
         std::thread::sleep(Duration::from_millis(200));
         let mut c = DeviceBuffer::from_slice(&s, &[1i64; 4])?;

@@ -110,6 +110,11 @@ impl ProcessGroup {
     ) -> Result<ProcessGroup> {
         options.validate()?;
         let (rank, size) = (launch.rank(), launch.world_size());
+        if launch.rendezvous() == Some(&Rendezvous::Pmix) {
+            let prefix = format!("nccl-rs/{}/{}", options.name, generation(&options.name));
+            let id = super::pmix::exchange_id(launch, &prefix, device, &options)?;
+            return ProcessGroup::new(device, rank, size, &id, options);
+        }
         let comm_id =
             device.driver() == DriverKind::Cuda && std::env::var_os("NCCL_COMM_ID").is_some();
         let rdv = match &launch.rendezvous {
@@ -169,6 +174,11 @@ fn connect(
                 addr,
             })
         }
+        // (from_launch_on takes the PMIx path before it connects to any store)
+        Rendezvous::Pmix => Err(Error::Pmix {
+            op: format!("connecting to {addr}"),
+            what: "PMIx is no store".into(),
+        }),
         Rendezvous::Torch { host, port } => {
             // The agent's store outlives restarted workers and holds PyTorch's keys:
             // this job's attempt gets a namespace of its own.

@@ -77,6 +77,7 @@ mod group;
 mod link;
 #[cfg(feature = "mpi")]
 mod mpi;
+mod pmix;
 mod read;
 pub mod slurm;
 mod source;
@@ -85,6 +86,7 @@ pub use error::LaunchError;
 pub use link::{FAILED_KEY, HOST_GRACE, JobFailure, JobReport, REPORT_WAIT, dump_key};
 #[cfg(feature = "mpi")]
 pub use mpi::launch_of as mpi_launch;
+pub use pmix::launch_of as pmix_launch;
 pub use source::{Overrides, Rendezvous, Source, Sourced, Var};
 
 use std::fmt;

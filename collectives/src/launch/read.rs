@@ -433,11 +433,16 @@ pub(super) fn rendezvous(
         }
         (None, None) => {}
     }
+    // Last, the launcher's PMIx server, when there is one (mpirun, srun --mpi=pmix).
+    let pmix = || match var("PMIX_NAMESPACE") {
+        Some(ns) => Ok(Some(Sourced::new(Rendezvous::Pmix, Source::Var(ns)))),
+        None => Ok(None),
+    };
     let (Launcher::Slurm, Some((host, list))) = (launcher, first_host) else {
-        return Ok(None);
+        return pmix();
     };
     let Some(job) = SLURM_JOB_ID.iter().find_map(|&name| var(name)) else {
-        return Ok(None);
+        return pmix();
     };
     let id = |var: &Var| {
         parse_count(&var.value)

@@ -107,6 +107,9 @@ pub enum Rendezvous {
     },
     /// A file store at this path on a shared file system.
     File(PathBuf),
+    /// The launcher's PMIx server exchanges the unique id; no store (see
+    /// `launch::pmix`).
+    Pmix,
     /// PyTorch's c10d `TCPStore` at `host:port`, served by someone else: torchrun's
     /// agent (`TORCHELASTIC_USE_AGENT_STORE=True`), or a program of the user's. Used
     /// through [`TorchStore`](crate::store::TorchStore).
@@ -135,6 +138,7 @@ impl fmt::Display for Rendezvous {
                 write!(f, "torch+tcp://{}", hostport(host, *port))
             }
             Rendezvous::File(path) => write!(f, "file://{}", path.display()),
+            Rendezvous::Pmix => f.write_str("pmix:"),
         }
     }
 }
@@ -143,6 +147,9 @@ impl Rendezvous {
     /// Parses `tcp://host:port` (an IPv6 host may be bracketed), `torch+tcp://host:port`
     /// or `file:///path` (absolute); the error says what is wrong.
     pub(super) fn parse(url: &str) -> Result<Rendezvous, String> {
+        if url == "pmix:" {
+            return Ok(Rendezvous::Pmix);
+        }
         if let Some(rest) = url.strip_prefix("torch+tcp://") {
             return match Rendezvous::parse(&format!("tcp://{rest}"))? {
                 Rendezvous::Tcp { host, port } => Ok(Rendezvous::Torch { host, port }),
@@ -174,7 +181,7 @@ impl Rendezvous {
             }
             Ok(Rendezvous::File(PathBuf::from(path)))
         } else {
-            Err("not tcp://host:port, torch+tcp://host:port or file:///path".to_owned())
+            Err("not tcp://host:port, torch+tcp://host:port, file:///path or pmix:".to_owned())
         }
     }
 }

@@ -823,3 +823,31 @@ fn hung_and_killed_jobs_end_soon_with_the_defaults() {
     eprintln!("the job with a killed rank ended {after} ms after the kill");
     assert!(after < 2000, "{after} ms\n{err}");
 }
+
+#[test]
+fn several_nodes_without_a_token_are_refused_saying_how_to_set_one() {
+    // Node 0 of two would serve the store on every interface: not without a token.
+    let out = Command::new(nccl_run_program())
+        .args(["-n", "1", "--nnodes", "2", "--node-rank", "0", "--master"])
+        .arg(format!("0.0.0.0:{}", free_port()))
+        .args(["--driver", "sim", "--", "true"])
+        .env_remove("NCCL_RS_STORE_TOKEN")
+        .env_remove("NCCL_RS_STORE_INSECURE")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("without a token") && err.contains("NCCL_RS_STORE_TOKEN"),
+        "{err}"
+    );
+}
+
+/// A port that was free a moment ago.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}

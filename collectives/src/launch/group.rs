@@ -8,11 +8,19 @@
 //!
 //! - The store is [`Launch::rendezvous`]. For `tcp://host:port` from `MASTER_ADDR`/
 //!   `MASTER_PORT`, Slurm's derived address or an explicit value, rank 0 hosts the
-//!   TCP store on that port (on every interface) and every rank connects to it. An
-//!   address from `NCCL_RS_STORE` names a store that already runs (`nccl-run`'s), so
-//!   nobody hosts one. `file:///path` is a [`FileStore`](crate::store::FileStore) on
+//!   TCP store on that port, listening on the address's interface (loopback stays
+//!   loopback; a name that resolves to loopback here is served on every interface
+//!   when the job spans several hosts), and every rank connects to it. A store other
+//!   hosts can reach needs the job token unless `NCCL_RS_STORE_INSECURE=1`; the
+//!   store's connection limit is twice the world size plus 64, and it serves only
+//!   clients of this job ([`Launch::job`]). An address from `NCCL_RS_STORE` names a
+//!   store that already runs (`nccl-run`'s), so nobody hosts one. `torch+tcp://`
+//!   (torchrun's agent store, `TORCHELASTIC_USE_AGENT_STORE=True`) is PyTorch's
+//!   `TCPStore`, used through [`TorchStore`] with this job's keys under
+//!   `nccl-rs/{job}/`. `file:///path` is a [`FileStore`](crate::store::FileStore) on
 //!   a shared file system: use a fresh directory per job (old keys would be read as
-//!   this job's).
+//!   this job's). `pmix:` exchanges the id through the launcher's PMIx server
+//!   (`launch::pmix`), with no store at all.
 //! - The job token (`NCCL_RS_STORE_TOKEN`), when set, is required by the hosted store
 //!   and presented by every client.
 //! - Keys of the `n`-th group named `name` made by this process live under

@@ -28,8 +28,13 @@
 //!   one hang report itself: after the failure, on its link thread, it reads every
 //!   rank's flight record from the store (over a connection of its own, as its
 //!   registered one is closed; waiting at most [`REPORT_WAIT`] for records that are
-//!   still to come) and writes the merged report to standard error, each line starting
-//!   `nccl-rs: hang report: `. Under `nccl-run` the launcher prints it instead.
+//!   still to come, but not for ranks whose connection dropped), and writes the
+//!   merged report to standard error in one write, each line starting
+//!   `nccl-rs: hang report: `, the first naming the first failure. Then it sets a key
+//!   that says so. The other ranks, once their record is in the store, wait for that
+//!   key (at most 4 s) before their failure reaches their program: a launcher that
+//!   ends the job as soon as one rank exits (`srun -K`, torchrun, mpirun) would
+//!   otherwise cut the report off. Under `nccl-run` the launcher prints it instead.
 //!
 //! A lost store connection stops the watching (logged): a rank whose store host is
 //! gone still has its own timeouts. A file store has no disconnect registration, so

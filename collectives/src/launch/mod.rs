@@ -58,10 +58,23 @@
 //! # Rendezvous and token
 //!
 //! The rendezvous address is, in this order: [`Overrides::rendezvous`];
-//! `NCCL_RS_STORE` (`tcp://host:port` or `file:///path`); `MASTER_ADDR` with
-//! `MASTER_PORT`; under Slurm, the first host of the node list with the port
-//! [`slurm::rendezvous_port`] derives from `SLURM_JOB_ID` and `SLURM_STEP_ID`. The
-//! job token is [`Overrides::token`] or `NCCL_RS_STORE_TOKEN`; it is never printed.
+//! `NCCL_RS_STORE` (`tcp://host:port`, `torch+tcp://host:port`, `file:///path` or
+//! `pmix:`); `MASTER_ADDR` with `MASTER_PORT` (PyTorch's store there when
+//! `TORCHELASTIC_USE_AGENT_STORE=True`: torchrun's agent serves it); under Slurm, task
+//! 0's host (the first of the node list, or under `-m arbitrary` the first line of
+//! `SLURM_HOSTFILE`) with the port [`slurm::rendezvous_port`] derives from
+//! `SLURM_JOB_ID` and `SLURM_STEP_ID`; last, the launcher's PMIx server when
+//! `PMIX_NAMESPACE` is set. The job token is [`Overrides::token`] or
+//! `NCCL_RS_STORE_TOKEN`; it is never printed.
+//!
+//! The job's name ([`Launch::job`]) is `NCCL_RS_JOB`, else the launcher's job id and
+//! the world size: Slurm's job and step id, torchrun's run id and restart count, Open
+//! MPI's PMIx namespace. The store rank 0 hosts refuses clients of another job, and
+//! torchrun's keys of this library are kept under it.
+//!
+//! Slurm's variables as a batch script sees them (a job id and several tasks but no
+//! step id) are refused ([`LaunchError::SlurmBatchStep`]): the script is not one of
+//! the tasks they describe.
 //!
 //! # From a launch to a group
 //!

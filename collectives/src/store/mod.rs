@@ -10,14 +10,21 @@
 //!   ([`TcpStore::on_disconnect_create`]): that is how the death of a rank becomes visible
 //!   to the others. The wire format is in [`frame`].
 //! - [`FileStore`] keeps the keys as files in a directory on a shared file system.
-//! - [`connect`] opens either from a URL: `tcp://host:port` or `file:///abs/path`.
+//! - [`TorchStore`] is a client of PyTorch's c10d `TCPStore` (its own wire format).
+//! - [`connect`] opens one from a URL: `tcp://host:port`, `torch+tcp://host:port` or
+//!   `file:///abs/path`.
 //!
 //! Keys are non-empty UTF-8 strings of at most [`MAX_KEY_LEN`] bytes; values are bytes.
 //! Counters written by [`Store::add`] are stored as decimal ASCII (`"42"`), so `get`
 //! reads them and `set` can seed them.
 //!
-//! The TCP store has no encryption: its token keeps stray or misconfigured clients out
-//! of a job, but travels in clear text. Run it on the cluster's trusted network.
+//! A [`TcpStoreServer`] refuses to listen where other hosts can reach it unless it has
+//! a token ([`StoreError::NeedsToken`]; [`ServerOptions::allow_no_token`] opts out);
+//! with a job name ([`ServerOptions::job`]) it refuses clients of another job
+//! ([`StoreError::Clash`]). Connections yet to say hello have a quota and a deadline,
+//! and what clients may buffer is bounded in all. There is no encryption: the token
+//! keeps strangers and other jobs out, but travels in clear text. [`TorchStore`] is a
+//! client of PyTorch's `TCPStore` (torchrun's agent store), which has no token.
 //!
 //! ```
 //! use std::time::Duration;

@@ -1,9 +1,10 @@
 //! nccl-run: starts the ranks of a job on this node and supervises them.
 //!
 //! - Hosts the job's TCP store (node 0; on an ephemeral port of 127.0.0.1 for a
-//!   single node, on every interface at `--master`'s port for several), with a
-//!   random job token (or `NCCL_RS_STORE_TOKEN` when set, which every node must then
-//!   share).
+//!   single node, at `--master`'s port and on its interface for several), with a
+//!   random job token for a single node, else `NCCL_RS_STORE_TOKEN`, which every node
+//!   must share (without it, a store that other hosts reach is refused, unless
+//!   `NCCL_RS_STORE_INSECURE=1`).
 //! - Gives each rank the `NCCL_RS_*` variables ([`collectives::Launch`]'s `nccl-run`
 //!   convention), `NCCL_RUNTIME_CONNECT=0` unless set, `--driver` as
 //!   `NCCL_RS_DRIVER`, and on the sim enough devices (`NCCL_RS_SIM_DEVICES`).
@@ -62,28 +63,51 @@ fn random_token() -> Result<String, String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// Where node 0 listens for `--master HOST`: that address when it is one, loopback
+/// when the name resolves to loopback (the nodes are launchers on one host), else
+/// every interface.
+fn listen_host(host: &str) -> String {
+    use std::net::ToSocketAddrs;
+    if host.parse::<std::net::IpAddr>().is_ok() {
+        return host.to_string();
+    }
+    let loopback = (host, 0)
+        .to_socket_addrs()
+        .map(|mut a| a.find(|a| a.ip().is_loopback()))
+        .ok()
+        .flatten();
+    match loopback {
+        Some(a) => a.ip().to_string(),
+        None => "0.0.0.0".to_string(),
+    }
+}
+
 fn run(a: &args::Args) -> Result<u8, String> {
+    // One node: a token of its own. Several: the one all nodes were given (the store
+    // refuses to serve other hosts without one, saying how to set it).
     let token = match std::env::var("NCCL_RS_STORE_TOKEN") {
         Ok(t) if !t.is_empty() => Some(t),
         _ if a.nnodes == 1 => Some(random_token()?),
-        _ => {
-            eprintln!(
-                "nccl-run: warning: several nodes and no NCCL_RS_STORE_TOKEN: the store \
-                 accepts any client"
-            );
-            None
-        }
+        _ => None,
     };
     let (bind, connect_host, port) = match &a.master {
-        Some((host, port)) => ("0.0.0.0".to_string(), host.clone(), *port),
+        Some((host, port)) => (listen_host(host), host.clone(), *port),
         None => ("127.0.0.1".to_string(), "127.0.0.1".to_string(), 0),
     };
     let server = if a.node_rank == 0 {
-        let mut opts = ServerOptions::new();
+        let mut opts = ServerOptions::new().max_connections(2 * a.nproc * a.nnodes + 64);
         if let Some(t) = &token {
             opts = opts.token(t);
         }
-        let s = TcpStoreServer::bind(&format!("{bind}:{port}"), opts)
+        if std::env::var("NCCL_RS_STORE_INSECURE").is_ok_and(|v| v == "1") {
+            opts = opts.allow_no_token();
+        }
+        let hostport = if bind.contains(':') {
+            format!("[{bind}]:{port}")
+        } else {
+            format!("{bind}:{port}")
+        };
+        let s = TcpStoreServer::bind(&hostport, opts)
             .map_err(|e| format!("cannot host the store at {bind}:{port}: {e}"))?;
         Some(s)
     } else {

@@ -50,6 +50,7 @@ for line in sys.stdin:
         print(s.get(rest[0]).decode(), flush=True)
     elif op == "set":
         s.set(rest[0], rest[1])
+        s.get(rest[0])  # a set has no reply: this round trip makes sure it is done
         print("ok", flush=True)
 "#;
 

@@ -293,6 +293,23 @@ pub fn connect(url: &str, options: &ClientOptions) -> Result<Box<dyn Store>, Sto
     Err(bad("unknown scheme"))
 }
 
+/// Connects to the first address `addr` (`host:port`) resolves to that accepts, each
+/// try bounded by `timeout`; the error text says what failed last.
+pub(crate) fn dial(addr: &str, timeout: Duration) -> Result<std::net::TcpStream, String> {
+    use std::net::{TcpStream, ToSocketAddrs};
+    let addrs = addr
+        .to_socket_addrs()
+        .map_err(|e| format!("resolving {addr}: {e}"))?;
+    let mut last = format!("{addr} resolves to no address");
+    for sa in addrs {
+        match TcpStream::connect_timeout(&sa, timeout) {
+            Ok(s) => return Ok(s),
+            Err(e) => last = format!("connecting to {sa}: {e}"),
+        }
+    }
+    Err(last)
+}
+
 fn check_hostport(rest: &str) -> Result<(), &'static str> {
     let Some((host, port)) = rest.rsplit_once(':') else {
         return Err("no port");

@@ -3,7 +3,7 @@
 //! capped exponential backoff until a deadline.
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, TcpStream};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -358,24 +358,7 @@ fn attempt(
             })
             .clamp(Duration::from_millis(10), ATTEMPT_TIMEOUT)
     };
-    let addrs: Vec<_> = addr
-        .to_socket_addrs()
-        .map_err(|e| Attempt::Retry(format!("resolving {addr}: {e}")))?
-        .collect();
-    let mut last = format!("{addr} resolves to no address");
-    let mut stream = None;
-    for sa in addrs {
-        match TcpStream::connect_timeout(&sa, left()) {
-            Ok(s) => {
-                stream = Some(s);
-                break;
-            }
-            Err(e) => last = format!("connecting to {sa}: {e}"),
-        }
-    }
-    let Some(stream) = stream else {
-        return Err(Attempt::Retry(last));
-    };
+    let stream = super::dial(addr, left()).map_err(Attempt::Retry)?;
     let io = |e: std::io::Error| Attempt::Retry(format!("setting up the connection: {e}"));
     stream.set_nodelay(true).map_err(io)?;
     stream

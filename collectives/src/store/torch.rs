@@ -21,7 +21,7 @@
 //! agent's store outlives its workers).
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, TcpStream};
 use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -328,22 +328,7 @@ enum Handshake {
 
 /// Connects to `addr`, validates and pings.
 fn handshake(addr: &str, request_timeout: Duration) -> Result<TcpStream, Handshake> {
-    let addrs: Vec<_> = addr
-        .to_socket_addrs()
-        .map_err(|e| Handshake::Retry(format!("resolving {addr}: {e}")))?
-        .collect();
-    let mut last = format!("{addr} resolves to no address");
-    let mut stream = None;
-    for sa in addrs {
-        match TcpStream::connect_timeout(&sa, Duration::from_secs(5)) {
-            Ok(s) => {
-                stream = Some(s);
-                break;
-            }
-            Err(e) => last = format!("connecting to {sa}: {e}"),
-        }
-    }
-    let stream = stream.ok_or(Handshake::Retry(last))?;
+    let stream = super::dial(addr, Duration::from_secs(5)).map_err(Handshake::Retry)?;
     let not_torch = |why: String| {
         Handshake::Fatal(StoreError::Protocol {
             what: format!("{addr} {why}: it is not PyTorch's TCPStore"),

@@ -543,7 +543,11 @@ fn slurm_batch_script_variables_outside_a_step_are_refused_naming_srun() {
 fn under_an_arbitrary_distribution_the_store_is_on_task_zeros_host() {
     let dir = tempfile::tempdir().unwrap();
     let hostfile = dir.path().join("hosts");
-    std::fs::write(&hostfile, "nodeB\nnodeA\nnodeB\n").unwrap();
+    std::fs::write(
+        &hostfile,
+        "# task 0 first\n\nnode[8-9] # a host list\nnode3\n",
+    )
+    .unwrap();
     let hostfile = hostfile.display().to_string();
     let vars = vec![
         ("SLURM_JOB_ID", "77".to_string()),
@@ -552,8 +556,8 @@ fn under_an_arbitrary_distribution_the_store_is_on_task_zeros_host() {
         ("SLURM_NTASKS", "3".to_string()),
         ("SLURM_LOCALID", "0".to_string()),
         ("SLURM_NODEID", "0".to_string()),
-        ("SLURM_STEP_TASKS_PER_NODE", "1,2".to_string()),
-        ("SLURM_STEP_NODELIST", "nodeA,nodeB".to_string()),
+        ("SLURM_STEP_TASKS_PER_NODE", "1(x3)".to_string()),
+        ("SLURM_STEP_NODELIST", "node[3,8-9]".to_string()),
         ("SLURM_DISTRIBUTION", "arbitrary".to_string()),
         ("SLURM_HOSTFILE", hostfile.clone()),
     ];
@@ -566,8 +570,8 @@ fn under_an_arbitrary_distribution_the_store_is_on_task_zeros_host() {
         Launch::from_vars(&env, &Overrides::default())
     };
     let launch = read(&vars).unwrap();
-    // Not nodeA, the first of the sorted list: task 0 runs on nodeB.
-    assert_eq!(tcp("nodeB", 20770), launch.rendezvous().cloned());
+    // Not node3, the first of the sorted list: task 0 runs on node8.
+    assert_eq!(tcp("node8", 20770), launch.rendezvous().cloned());
     let source = launch.rendezvous.as_ref().unwrap().source.to_string();
     assert!(
         source.contains("host file") && source.contains(&hostfile),
@@ -585,7 +589,7 @@ fn under_an_arbitrary_distribution_the_store_is_on_task_zeros_host() {
     let mut block = vars.clone();
     block.retain(|(k, _)| *k != "SLURM_DISTRIBUTION");
     assert_eq!(
-        tcp("nodeA", 20770),
+        tcp("node3", 20770),
         read(&block).unwrap().rendezvous().cloned()
     );
 }

@@ -488,3 +488,24 @@ fn when_rank_zero_cannot_bind_the_others_fail_fast_naming_the_address() {
         "{e1}"
     );
 }
+
+#[test]
+fn a_job_on_one_host_meets_on_loopback_whatever_its_host_name_resolves_to() {
+    // A one-node Slurm step whose node name this host cannot even resolve (on a
+    // cluster it resolves to the node's address, which would need a token): every
+    // rank is here, so the store is served and reached on loopback.
+    let job = 500 + u64::from(free_port() % 400);
+    let children: Vec<Child> = (0..3)
+        .map(|rank| {
+            let mut env = slurm_vars(job, rank, 3);
+            env.retain(|(k, _)| *k != "SLURM_STEP_NODELIST");
+            env.push(("SLURM_STEP_NODELIST", "gpu-node-0-does-not-resolve".into()));
+            spawn("sum", &env)
+        })
+        .collect();
+    for (rank, c) in children.into_iter().enumerate() {
+        let (ok, lines, text) = finish(c);
+        assert!(ok, "rank {rank}: {text}");
+        assert_eq!(lines, ["sum 6"], "rank {rank}");
+    }
+}

@@ -9,8 +9,9 @@
 //! - The store is [`Launch::rendezvous`]. For `tcp://host:port` from `MASTER_ADDR`/
 //!   `MASTER_PORT`, Slurm's derived address or an explicit value, rank 0 hosts the
 //!   TCP store on that port, listening on the address's interface (loopback stays
-//!   loopback; a name that resolves to loopback here is served on every interface
-//!   when the job spans several hosts), and every rank connects to it. A store other
+//!   loopback; a host name of a job whose ranks are all on this host is served and
+//!   reached on loopback; a name that resolves to loopback here is served on every
+//!   interface when the job spans several hosts), and every rank connects to it. A store other
 //!   hosts can reach needs the job token unless `NCCL_RS_STORE_INSECURE=1`; the
 //!   store's connection limit is twice the world size plus 64, and it serves only
 //!   clients of this job ([`Launch::job`]). An address from `NCCL_RS_STORE` names a
@@ -208,7 +209,9 @@ fn connect(
             let server = if launch.rank() == 0 && !external {
                 let bind = listen_addr(launch, host, *port).map_err(store_err)?;
                 let size = launch.world_size();
-                let mut opts = ServerOptions::new().max_connections(2 * size + 64);
+                // Every rank may connect at once: room for all of them before hello.
+                let room = 2 * size + 64;
+                let mut opts = ServerOptions::new().max_connections(room).max_pending(room);
                 if let Some(token) = launch.token() {
                     opts = opts.token(token);
                 }
@@ -229,7 +232,9 @@ fn connect(
             if let Some(job) = job {
                 opts = opts.job(job);
             }
-            let tcp = Arc::new(TcpStore::connect(&hostport(host, *port), opts).map_err(store_err)?);
+            let reach =
+                loopback_for_name(launch, host, *port).unwrap_or_else(|| hostport(host, *port));
+            let tcp = Arc::new(TcpStore::connect(&reach, opts).map_err(store_err)?);
             Ok(Rendezvoused {
                 store: tcp.clone(),
                 tcp: Some(tcp),
@@ -255,16 +260,32 @@ fn insecure_allowed() -> bool {
     std::env::var(INSECURE).is_ok_and(|v| v == "1")
 }
 
+/// Whether every rank of `launch` runs on this host, as far as the launcher says
+/// (explicit values alone do not say so).
+fn on_one_host(launch: &Launch) -> bool {
+    launch.launcher != super::Launcher::Explicit && launch.local_world_size() == launch.world_size()
+}
+
+/// Where the ranks of a job on one host reach a store named by a host *name*: the
+/// loopback address, so that it needs no token and no other host reaches it.
+fn loopback_for_name(launch: &Launch, host: &str, port: u16) -> Option<String> {
+    (host.parse::<IpAddr>().is_err() && on_one_host(launch)).then(|| format!("127.0.0.1:{port}"))
+}
+
 /// Where rank 0 listens for the rendezvous address `host:port`: on that address's
 /// interface, so that a loopback address stays loopback. A literal address is bound
-/// as it is. A name is resolved: to a loopback address when the whole job runs on
-/// this host, otherwise to every interface when the name resolves to loopback here
-/// (as `/etc/hosts` often maps the host's own name) but other hosts must reach it,
-/// else to its first address that is one of this host's.
+/// as it is. A name, for a job on this host alone, is served on loopback (and
+/// reached there: [`loopback_for_name`]); else it is resolved, and served on every
+/// interface when it resolves to loopback here (as `/etc/hosts` often maps the
+/// host's own name) though other hosts must reach it, else on its first address that
+/// is one of this host's.
 fn listen_addr(launch: &Launch, host: &str, port: u16) -> std::result::Result<String, StoreError> {
     let join = |ip: IpAddr| SocketAddr::new(ip, port).to_string();
     if let Ok(ip) = host.parse::<IpAddr>() {
         return Ok(join(ip));
+    }
+    if let Some(lo) = loopback_for_name(launch, host, port) {
+        return Ok(lo);
     }
     let ips: Vec<IpAddr> = (host, port)
         .to_socket_addrs()
@@ -274,11 +295,7 @@ fn listen_addr(launch: &Launch, host: &str, port: u16) -> std::result::Result<St
         })?
         .map(|a| a.ip())
         .collect();
-    let one_host = launch.local_world_size() == launch.world_size();
     if let Some(lo) = ips.iter().find(|ip| ip.is_loopback()) {
-        if one_host {
-            return Ok(join(*lo));
-        }
         let any = if lo.is_ipv6() {
             IpAddr::V6(std::net::Ipv6Addr::UNSPECIFIED)
         } else {

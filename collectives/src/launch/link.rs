@@ -32,7 +32,7 @@
 //!   merged report to standard error in one write, each line starting
 //!   `nccl-rs: hang report: `, the first naming the first failure. Then it sets a key
 //!   that says so. The other ranks, once their record is in the store, wait for that
-//!   key (at most 4 s) before their failure reaches their program: a launcher that
+//!   key (bounded: rank 0's waits and a second) before their failure reaches their program: a launcher that
 //!   ends the job as soon as one rank exits (`srun -K`, torchrun, mpirun) would
 //!   otherwise cut the report off. Under `nccl-run` the launcher prints it instead.
 //!
@@ -64,9 +64,9 @@ pub const FAILED_KEY: &str = "nccl-rs/failed";
 /// hang report with those it has (a killed rank never writes one).
 pub const REPORT_WAIT: Duration = Duration::from_secs(3);
 
-/// How long a rank other than 0 waits for rank 0's hang report before its failure
-/// reaches its program (rank 0 waits at most [`REPORT_WAIT`] for the records).
-const AWAIT_REPORT: Duration = Duration::from_secs(4);
+/// What a rank other than 0 allows, beyond rank 0's own waits, for rank 0's hang
+/// report before its failure reaches its program.
+const AWAIT_SPARE: Duration = Duration::from_secs(1);
 
 /// How long the rank hosting the store keeps serving, when its group is dropped, for
 /// the other ranks to leave.
@@ -366,7 +366,7 @@ impl FailureSink for Link {
         match spawned {
             Ok(_) => {
                 let wait = if self.shared.await_report {
-                    PUBLISH_WAIT + AWAIT_REPORT
+                    PUBLISH_WAIT + self.shared.report_patience()
                 } else {
                     PUBLISH_WAIT
                 };
@@ -540,9 +540,16 @@ impl Shared {
             return;
         }
         let key = reported_key(&self.me.prefix);
-        if let Err(e) = self.store.wait(&[&key], AWAIT_REPORT) {
+        if let Err(e) = self.store.wait(&[&key], self.report_patience()) {
             log::debug!("rank {}: no hang report from rank 0: {e}", self.me.rank);
         }
+    }
+
+    /// How long a rank waits for rank 0's report: what rank 0 may take to see the
+    /// failure (a watchdog interval, the echo delay), to connect afresh and to wait
+    /// for the records ([`REPORT_WAIT`]), with a second to spare.
+    fn report_patience(&self) -> Duration {
+        REPORT_WAIT + self.interval + ECHO_DELAY + AWAIT_SPARE
     }
 
     fn put_dump(&self, dump: &Dump) {

@@ -214,6 +214,20 @@ fn info(key: &str, value: Value) -> Info {
     i
 }
 
+/// `key` as PMIx takes it: a C string of at most 511 bytes.
+fn pmix_key(key: &str) -> Result<CString> {
+    let bad = |why: &str| Error::Pmix {
+        op: format!("the key {key:?}"),
+        what: why.to_string(),
+    };
+    if key.len() >= KEYLEN {
+        return Err(bad(
+            "longer than PMIx's 511 bytes (is the group name that long?)",
+        ));
+    }
+    CString::new(key).map_err(|_| bad("contains a NUL byte (the group name?)"))
+}
+
 /// `pmix.timeout`: whole seconds, at least one.
 fn timeout_info(timeout: Duration) -> Info {
     let secs = timeout.as_secs_f64().ceil().clamp(1.0, f64::from(i32::MAX)) as i32;
@@ -260,7 +274,7 @@ impl Client {
         infos: &[Info],
         read: impl FnOnce(&Value) -> Option<T>,
     ) -> Result<T> {
-        let k = CString::new(key).expect("PMIx keys have no NUL");
+        let k = pmix_key(key)?;
         let p = self.proc_of(rank);
         let mut out: *mut Value = std::ptr::null_mut();
         // SAFETY: valid proc, key and info array; `out` receives a value PMIx
@@ -350,7 +364,7 @@ impl Client {
     }
 
     fn put(&self, key: &str, mut v: Value) -> Result<()> {
-        let k = CString::new(key).expect("PMIx keys have no NUL");
+        let k = pmix_key(key)?;
         // SAFETY: a valid key and value; PMIx copies what the value points to.
         let rc = unsafe { (self.api.put)(GLOBAL, k.as_ptr(), &mut v) };
         if rc != SUCCESS {
@@ -542,6 +556,15 @@ mod tests {
         assert!(built.success(), "cc {src} -I {include}");
         let out = std::process::Command::new(&exe).output().unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout), abi_lines());
+    }
+
+    #[test]
+    fn keys_with_a_nul_or_too_long_are_errors_naming_them_not_panics() {
+        assert!(pmix_key("nccl-rs/default/1/id").is_ok());
+        let e = pmix_key("nccl-rs/a\0b/1/id").unwrap_err().to_string();
+        assert!(e.contains("NUL") && e.contains("a\\0b"), "{e}");
+        let e = pmix_key(&"k".repeat(600)).unwrap_err().to_string();
+        assert!(e.contains("511"), "{e}");
     }
 
     #[test]

@@ -465,11 +465,25 @@ pub(super) fn rendezvous(
                      environment (no SLURM_HOSTFILE): set MASTER_ADDR and MASTER_PORT",
                 ));
             };
-            let first = std::fs::read_to_string(&file.value)
-                .map_err(|e| invalid(file.clone(), format!("cannot be read: {e}")))?
-                .split(|c: char| c.is_whitespace() || c == ',')
-                .find(|h| !h.is_empty())
+            let text = std::fs::read_to_string(&file.value)
+                .map_err(|e| invalid(file.clone(), format!("cannot be read: {e}")))?;
+            // The first host named: comments skipped, a host list expanded.
+            let word = text
+                .lines()
+                .map(|l| l.split('#').next().unwrap_or("").trim())
+                .find(|l| !l.is_empty())
+                .and_then(|l| l.split_whitespace().next())
                 .map(str::to_owned);
+            let first = match word {
+                Some(w) => slurm::expand_hostlist(&w)
+                    .map_err(|error| LaunchError::Syntax {
+                        var: file.clone(),
+                        error,
+                    })?
+                    .into_iter()
+                    .next(),
+                None => None,
+            };
             let Some(first) = first else {
                 return Err(invalid(file, "the host file names no host"));
             };

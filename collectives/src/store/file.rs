@@ -75,7 +75,7 @@ impl FileStore {
             Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
             Err(e) => return Err(io("creating the store directory", &dir, e)),
         }
-        let meta = fs::symlink_metadata(&dir).map_err(|e| io("reading", &dir, e))?;
+        let meta = fs::metadata(&dir).map_err(|e| io("reading", &dir, e))?;
         if !meta.is_dir() {
             return Err(StoreError::Io {
                 op: format!("opening the store directory {}", dir.display()),

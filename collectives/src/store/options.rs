@@ -126,9 +126,12 @@ impl ServerOptions {
         self
     }
 
-    /// The most bytes of unfinished frames the server holds over all connections at
-    /// once (at least one frame of [`ServerOptions::max_frame`]); a frame that would
-    /// pass it is refused and its connection closed.
+    /// The most bytes of unfinished frames over 64 KiB the server holds over all
+    /// connections at once (at least one frame of [`ServerOptions::max_frame`]). A
+    /// large frame that finds no room waits for it (its bytes wait in the socket)
+    /// until the frame deadline, then is refused and its connection closed. Smaller
+    /// frames never wait: one per connection, they are bounded by the connection
+    /// limit.
     pub fn max_buffered(mut self, bytes: u64) -> ServerOptions {
         self.max_buffered = bytes;
         self

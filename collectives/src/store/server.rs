@@ -3,7 +3,7 @@
 //! waits when a key changes. A connection that breaks the protocol, stalls inside a
 //! frame, or fails authentication is closed alone; the other clients never notice.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -18,8 +18,11 @@ use super::{StoreError, add_counter, check_key, deadline_after, lock, short};
 
 /// How often a server-side wait checks that its client is still connected.
 const PEER_CHECK: Duration = Duration::from_millis(50);
-/// The largest hello: opcode, version, token tag, token length and token.
-const MAX_HELLO: u32 = 10 + MAX_TOKEN_LEN as u32;
+/// The largest hello: opcode, version, then the token and the job name, each a tag,
+/// a length and at most MAX_TOKEN_LEN bytes.
+const MAX_HELLO: u32 = 5 + 2 * (5 + MAX_TOKEN_LEN as u32);
+/// Frames up to this size are not counted in [`ServerOptions::max_buffered`].
+const SMALL_FRAME: u64 = 64 * 1024;
 /// Open files kept beyond the connections for everything else of the process.
 const FD_MARGIN: usize = 256;
 /// The stack of a connection's thread (it reads into a 64 KiB buffer on it).
@@ -55,6 +58,8 @@ struct Conns {
     open: HashMap<u64, TcpStream>,
     /// The connections that have not said hello yet, oldest first.
     pending: VecDeque<u64>,
+    /// Connections closed to make room among the pending ones: told they may retry.
+    evicted: HashSet<u64>,
     next_id: u64,
 }
 
@@ -254,15 +259,18 @@ fn admit(shared: &Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
         let _ = stream.shutdown(Shutdown::Write);
         return;
     }
-    // Room among the connections yet to say hello: the oldest of them goes.
+    // Room among the connections yet to say hello: the oldest of them goes. Its
+    // thread sees its reading end shut and tells it the server is busy (a client
+    // of the job, merely slow to say hello in a crowd, then retries).
     while conns.pending.len() >= o.max_pending {
         let Some(oldest) = conns.pending.pop_front() else {
             break;
         };
         // Out of the count at once: its thread may take a moment to notice.
         if let Some(s) = conns.open.remove(&oldest) {
-            log::debug!("store server: closing a connection that never said hello");
-            let _ = s.shutdown(Shutdown::Both);
+            log::debug!("store server: closing a connection that has not said hello");
+            conns.evicted.insert(oldest);
+            let _ = s.shutdown(Shutdown::Read);
         }
     }
     let Ok(clone) = stream.try_clone() else {
@@ -294,6 +302,9 @@ struct Conn {
     buf: Vec<u8>,
     /// Bytes of [`Shared::buffered`] held for the frame being read.
     reserved: u64,
+    /// The server closed it for lack of room: not the client's death, so its
+    /// disconnect records are not set.
+    refused: bool,
     opened: Instant,
     authenticated: bool,
     hello_seen: bool,
@@ -312,6 +323,7 @@ fn serve(shared: Arc<Shared>, id: u64, stream: TcpStream, peer: SocketAddr) {
         peer,
         buf: Vec::new(),
         reserved: 0,
+        refused: false,
         opened: Instant::now(),
         authenticated: false,
         hello_seen: false,
@@ -319,6 +331,9 @@ fn serve(shared: Arc<Shared>, id: u64, stream: TcpStream, peer: SocketAddr) {
         on_disconnect: Vec::new(),
     };
     let end = conn.run(&shared);
+    if lock(&shared.conns).evicted.remove(&id) {
+        let _ = conn.send(&evicted_notice(&shared.options), &Limits::default());
+    }
     match &end {
         Ok(()) => log::debug!("store server: {peer} left"),
         Err(why) => log::debug!("store server: closed {peer}: {why}"),
@@ -327,7 +342,7 @@ fn serve(shared: Arc<Shared>, id: u64, stream: TcpStream, peer: SocketAddr) {
     conn.release(&shared);
     {
         let mut data = lock(&shared.data);
-        let fire = !conn.goodbye && !shared.stopping.load(Ordering::SeqCst);
+        let fire = !conn.goodbye && !conn.refused && !shared.stopping.load(Ordering::SeqCst);
         for (key, value) in conn.on_disconnect.drain(..) {
             data.release(cost(&key, &value));
             // Create-if-absent: a record already there (the first failure) stays.
@@ -347,8 +362,20 @@ fn serve(shared: Arc<Shared>, id: u64, stream: TcpStream, peer: SocketAddr) {
         let mut conns = lock(&shared.conns);
         conns.open.remove(&id);
         conns.pending.retain(|p| *p != id);
+        conns.evicted.remove(&id);
     }
     shared.conn_gone.notify_all();
+}
+
+/// What a connection closed to make room among the pending ones is told.
+fn evicted_notice(o: &ServerOptions) -> Frame {
+    Frame::Error {
+        code: ErrorCode::Busy,
+        message: format!(
+            "closed to make room: more than {} connections had not said hello",
+            o.max_pending
+        ),
+    }
 }
 
 impl Conn {
@@ -454,8 +481,10 @@ impl Conn {
         }
     }
 
-    /// Holds room in [`Shared::buffered`] for the frame whose length prefix is in,
-    /// or refuses it when the connections together would hold too much.
+    /// Holds room in [`Shared::buffered`] for the frame whose length prefix is in. When
+    /// the connections together hold too much, it waits for room (the client's frame
+    /// then waits in the socket) until the frame deadline; past it the frame is
+    /// refused and the connection closed, as the server's doing.
     fn reserve(&mut self, shared: &Shared, limits: &Limits) -> End {
         if self.reserved > 0 || self.buf.len() < frame::HEADER_LEN {
             // (A frame's body is what is held; its 4-byte prefix is not counted.)
@@ -464,27 +493,41 @@ impl Conn {
         let mut len = [0u8; frame::HEADER_LEN];
         len.copy_from_slice(&self.buf[..frame::HEADER_LEN]);
         let size = u64::from(u32::from_le_bytes(len));
+        if size <= SMALL_FRAME {
+            // Small frames are bounded by the connection count alone: they never wait
+            // behind large ones (keys, ids and failure records are small).
+            return Ok(());
+        }
         let limit = shared.options.max_buffered;
-        let taken = shared
-            .buffered
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |b| {
-                (b + size <= limit).then_some(b + size)
-            });
-        match taken {
-            Ok(_) => {
-                self.reserved = size;
-                Ok(())
-            }
-            Err(held) => {
-                let reply = Frame::TooLarge {
-                    what: "unfinished frames over all connections".into(),
-                    size: held + size,
-                    limit,
-                };
-                let _ = self.send(&reply, limits);
-                Err(format!(
-                    "a frame of {size} bytes would take the server past {limit} buffered bytes"
-                ))
+        let deadline = Instant::now() + shared.options.frame_deadline;
+        loop {
+            let taken = shared
+                .buffered
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |b| {
+                    (b + size <= limit).then_some(b + size)
+                });
+            match taken {
+                Ok(_) => {
+                    self.reserved = size;
+                    return Ok(());
+                }
+                Err(held)
+                    if Instant::now() >= deadline || shared.stopping.load(Ordering::SeqCst) =>
+                {
+                    let reply = Frame::TooLarge {
+                        what: "unfinished frames over all connections".into(),
+                        size: held + size,
+                        limit,
+                    };
+                    let _ = self.send(&reply, limits);
+                    self.refused = true;
+                    return Err(format!(
+                        "a frame of {size} bytes found no room within {:?} under the {limit} \
+                         buffered bytes",
+                        shared.options.frame_deadline
+                    ));
+                }
+                Err(_) => thread::sleep(Duration::from_millis(5)),
             }
         }
     }
@@ -543,8 +586,14 @@ impl Conn {
                     }));
                 }
             }
+            {
+                let mut conns = lock(&shared.conns);
+                if conns.evicted.remove(&self.id) {
+                    return Step::ReplyAndClose(Ok(evicted_notice(o)));
+                }
+                conns.pending.retain(|p| *p != self.id);
+            }
             self.authenticated = true;
-            lock(&shared.conns).pending.retain(|p| *p != self.id);
             return Step::Reply(Ok(Frame::Ok));
         }
         if !self.authenticated {

@@ -14,8 +14,11 @@
 //! server decides: no token (anyone who reaches the port may use the store), no
 //! disconnect records (the death of a rank is seen by torchrun, which stops the other
 //! workers), values up to 8 MiB, and a `wait` that polls (`check`, from 1 ms backing
-//! off to 50 ms) so that other threads get the connection between polls, and an
-//! empty value counts as absent for `compare_set`. Keys of
+//! off to 50 ms) so that other threads get the connection between polls. An empty
+//! value counts as absent for `compare_set`, and two calls make one where PyTorch's
+//! answer is ambiguous (`compare_set` with `expected == new` on an absent key; `add`
+//! checks first that the value is a number): another client's write between them
+//! is not seen. Keys of
 //! every call are put under the client's namespace, so that this library's keys
 //! never meet PyTorch's, nor those of an earlier attempt of a restarted job (the
 //! agent's store outlives its workers).

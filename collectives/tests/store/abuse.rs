@@ -205,15 +205,26 @@ fn connections_that_never_say_hello_cannot_lock_clients_out() {
     c.set("k", b"v").unwrap();
     assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
     // The oldest silent ones were closed to make room; at most the quota is left.
+    // Each was told the server is busy (so that a slow client would retry).
     let closed = silent
         .iter()
         .take(190)
         .filter(|s| {
-            s.set_read_timeout(Some(Duration::from_millis(200)))
+            s.set_read_timeout(Some(Duration::from_millis(500)))
                 .unwrap();
-            let mut b = [0u8; 64];
+            let mut bytes = Vec::new();
             let mut r = *s;
-            matches!(r.read(&mut b), Ok(0)) || matches!(r.read(&mut b), Ok(0))
+            r.read_to_end(&mut bytes).is_ok()
+                && matches!(
+                    frame::decode(&bytes, &Limits::default()),
+                    Ok(Some((
+                        Frame::Error {
+                            code: ErrorCode::Busy,
+                            ..
+                        },
+                        _
+                    )))
+                )
         })
         .count();
     assert_eq!(closed, 190);
@@ -234,4 +245,34 @@ fn a_silent_connection_is_closed_at_the_hello_deadline() {
         "{took:?}"
     );
     assert_serving(&srv, client_options());
+}
+
+#[test]
+fn a_crowd_connecting_at_once_is_served_though_few_may_wait_for_their_hello() {
+    // 8 may wait for their hello; 200 clients connect at the same moment. The ones
+    // closed to make room are told the server is busy, and retry.
+    let srv = server(ServerOptions::new().max_pending(8));
+    let addr = srv.local_addr().to_string();
+    let start = std::sync::Barrier::new(200);
+    let joined: Vec<Result<(), StoreError>> = std::thread::scope(|s| {
+        let clients: Vec<_> = (0..200)
+            .map(|_| {
+                s.spawn(|| {
+                    start.wait();
+                    let c = TcpStore::connect(&addr, client_options())?;
+                    c.add("arrived", 1).map(|_| ())
+                })
+            })
+            .collect();
+        clients.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    let failed: Vec<&StoreError> = joined.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert!(
+        failed.is_empty(),
+        "{} failed, first: {:?}",
+        failed.len(),
+        failed.first()
+    );
+    let c = client(&srv);
+    assert_eq!(c.get("arrived").unwrap().as_deref(), Some(&b"200"[..]));
 }

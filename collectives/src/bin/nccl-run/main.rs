@@ -63,23 +63,18 @@ fn random_token() -> Result<String, String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Where node 0 listens for `--master HOST`: that address when it is one, loopback
-/// when the name resolves to loopback (the nodes are launchers on one host), else
-/// every interface.
+/// Where node 0 listens for `--master HOST`: that address when it is one; loopback
+/// for `localhost` (the nodes are launchers on this host); for any other name every
+/// interface, since other hosts resolve it to this host's address even where this
+/// host's `/etc/hosts` maps it to loopback.
 fn listen_host(host: &str) -> String {
-    use std::net::ToSocketAddrs;
     if host.parse::<std::net::IpAddr>().is_ok() {
         return host.to_string();
     }
-    let loopback = (host, 0)
-        .to_socket_addrs()
-        .map(|mut a| a.find(|a| a.ip().is_loopback()))
-        .ok()
-        .flatten();
-    match loopback {
-        Some(a) => a.ip().to_string(),
-        None => "0.0.0.0".to_string(),
+    if host.eq_ignore_ascii_case("localhost") || host.starts_with("localhost.") {
+        return "127.0.0.1".to_string();
     }
+    "0.0.0.0".to_string()
 }
 
 fn run(a: &args::Args) -> Result<u8, String> {

@@ -13,14 +13,8 @@ use nccl_safe::{DeviceBuffer, ReduceOp, Stream};
 const SCENARIO: &str = "NCCL_RS_TEST_SCENARIO";
 const PATIENCE: Duration = Duration::from_secs(60);
 
-/// A port that was free a moment ago.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+mod common;
+use common::free_port;
 
 fn spawn(scenario: &str, env: &[(&str, String)]) -> Child {
     let mut cmd = Command::new(std::env::current_exe().unwrap());

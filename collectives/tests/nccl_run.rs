@@ -829,7 +829,7 @@ fn several_nodes_without_a_token_are_refused_saying_how_to_set_one() {
     // Node 0 of two would serve the store on every interface: not without a token.
     let out = Command::new(nccl_run_program())
         .args(["-n", "1", "--nnodes", "2", "--node-rank", "0", "--master"])
-        .arg(format!("0.0.0.0:{}", free_port()))
+        .arg(format!("0.0.0.0:{}", common::free_port()))
         .args(["--driver", "sim", "--", "true"])
         .env_remove("NCCL_RS_STORE_TOKEN")
         .env_remove("NCCL_RS_STORE_INSECURE")
@@ -841,13 +841,4 @@ fn several_nodes_without_a_token_are_refused_saying_how_to_set_one() {
         err.contains("without a token") && err.contains("NCCL_RS_STORE_TOKEN"),
         "{err}"
     );
-}
-
-/// A port that was free a moment ago.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }

@@ -30,7 +30,8 @@
 //!   registered one is closed; waiting at most [`REPORT_WAIT`] for records that are
 //!   still to come, but not for ranks whose connection dropped), and writes the
 //!   merged report to standard error in one write, each line starting
-//!   `nccl-rs: hang report: `, the first naming the first failure. Then it sets a key
+//!   `nccl-rs: hang report: `, after a first line, written at once, that names the
+//!   first failure. Then it sets a key
 //!   that says so. The other ranks, once their record is in the store, wait for that
 //!   key (bounded: rank 0's waits and a second) before their failure reaches their program: a launcher that
 //!   ends the job as soon as one rank exits (`srun -K`, torchrun, mpirun) would
@@ -76,6 +77,15 @@ pub const HOST_GRACE: Duration = Duration::from_secs(5);
 /// keys start with `prefix`.
 pub fn dump_key(prefix: &str, rank: usize) -> String {
     format!("{prefix}/dump/{rank}")
+}
+
+/// Writes `text` to standard error in one write (other output cannot come between
+/// its lines), ignoring errors.
+fn eprint_all(text: &str) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
 }
 
 /// The key rank 0 sets once it has printed the hang report of the group whose keys
@@ -602,6 +612,14 @@ impl Shared {
             .flatten()
             .and_then(|b| JobFailure::parse(&b).ok())
             .filter(|f| f.prefix == self.me.prefix);
+        // Said at once: a launcher may end the job any moment now (`srun -K` ends it
+        // about 100 ms after a task dies), and this line names the culprit.
+        if let Some(f) = &first {
+            eprint_all(&format!(
+                "nccl-rs: hang report: first failure: {}\n",
+                f.describe()
+            ));
+        }
         // A rank the store saw die never writes its record: not waited for.
         let dead = first.as_ref().filter(|f| f.exited).map(|f| f.rank);
         // Nor does one whose connection dropped.
@@ -617,12 +635,6 @@ impl Shared {
         );
         // One write, so that lines of other ranks' output cannot come in between.
         let mut text = String::new();
-        if let Some(f) = &first {
-            text.push_str(&format!(
-                "nccl-rs: hang report: first failure: {}\n",
-                f.describe()
-            ));
-        }
         for l in &report.lines {
             text.push_str(&format!("nccl-rs: hang report: {l}\n"));
         }
@@ -635,12 +647,7 @@ impl Shared {
                 REPORT_WAIT
             ));
         }
-        {
-            use std::io::Write;
-            let mut err = std::io::stderr().lock();
-            let _ = err.write_all(text.as_bytes());
-            let _ = err.flush();
-        }
+        eprint_all(&text);
         // The other ranks may go on (and exit) now.
         if let Err(e) = store.set(&reported_key(&self.me.prefix), b"1") {
             log::debug!("rank 0: could not say the report is out: {e}");

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 /// `ci/gpu-build` find it in `../tools/` beside them, which is looked at first, so a
 /// rehearsal from the packed archive uses what the archive holds; a normal
 /// `cargo test` uses the path cargo built (`built`, from `env!("CARGO_BIN_EXE_...")`).
+#[allow(dead_code)] // not every test binary that includes this module needs it
 pub fn program(name: &str, built: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     if let Some(dir) = exe.parent() {
@@ -23,4 +24,14 @@ pub fn program(name: &str, built: &str) -> PathBuf {
         exe.display()
     );
     built
+}
+
+/// A port of 127.0.0.1 that was free a moment ago.
+#[allow(dead_code)] // not every test binary that includes this module needs it
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }

@@ -23,8 +23,9 @@ fn prints_header_and_loaded_versions_and_the_driver_status() {
     assert!(ok, "stdout:\n{stdout}\nstderr:\n{stderr}");
     let header = nccl_safe::nccl_header_version().to_string();
     let loaded = nccl_safe::nccl_version().unwrap().to_string();
+    let source = nccl_sys::HEADER_NCCL_INCLUDE_DIR.unwrap_or("bundled bindings");
     assert!(
-        stdout.contains(&format!("NCCL header:  {header}")),
+        stdout.contains(&format!("NCCL header:  {header} ({source})")),
         "{stdout}"
     );
     assert!(

@@ -139,35 +139,120 @@ fn open(name: &OsStr) -> Result<Library, String> {
     unsafe { Library::new(name) }.map_err(|e| e.to_string())
 }
 
-/// The folders of `libnccl.so.2` from the pip wheels: those the build saw, then any
-/// under the active `VIRTUAL_ENV` / `CONDA_PREFIX`.
+/// Where the pip wheels keep `libnccl.so.2`, below a site-packages folder.
+const WHEEL_LIB_DIRS: [&str; 2] = ["nvidia/nccl/lib", "nvidia/cu13/lib"];
+
+/// The `libnccl.so.2` files of the pip wheels, searched at run time, in order:
+///
+/// 1. the wheel folders the header search saw, when the bindings were generated on
+///    this machine (feature `buildtime-bindgen`; nothing otherwise);
+/// 2. `NCCL_RS_DEPS_DIR/python` (where `ci/setup` installs the wheels);
+/// 3. the site-packages of `VIRTUAL_ENV`, then `CONDA_PREFIX`;
+/// 4. the site-packages of each Python found on `PATH` (the environment it is in,
+///    then the installation its executable resolves to), and on Debian-style systems
+///    `/usr/local/lib/python3*/dist-packages`;
+/// 5. the user's site-packages under `HOME/.local/lib`.
+///
+/// Only folders are read: no Python is started. Files that do not exist are left
+/// out, except under 1 (the build saw them there).
 fn wheel_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::env::split_paths(env!("NCCL_RS_WHEEL_LIB_DIRS"))
+    let mut files: Vec<PathBuf> = option_env!("NCCL_RS_WHEEL_LIB_DIRS")
+        .map(|dirs| std::env::split_paths(dirs).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
         .filter(|p| !p.as_os_str().is_empty())
         .map(|dir| dir.join("libnccl.so.2"))
         .collect();
+    let mut sites = Vec::new();
+    if let Some(deps) = env("NCCL_RS_DEPS_DIR") {
+        sites.push(Path::new(&deps).join("python"));
+    }
     for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
-        let Some(prefix) = env(var) else { continue };
-        let Ok(entries) = std::fs::read_dir(Path::new(&prefix).join("lib")) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            if !entry.file_name().to_string_lossy().starts_with("python") {
-                continue;
-            }
-            for sub in ["nvidia/nccl/lib", "nvidia/cu13/lib"] {
-                let file = entry
-                    .path()
-                    .join("site-packages")
-                    .join(sub)
-                    .join("libnccl.so.2");
-                if !files.contains(&file) {
-                    files.push(file);
-                }
+        if let Some(prefix) = env(var) {
+            sites.extend(site_packages(Path::new(&prefix)));
+        }
+    }
+    for prefix in python_prefixes(env("PATH").as_deref()) {
+        sites.extend(site_packages(&prefix));
+    }
+    if let Some(home) = env("HOME") {
+        sites.extend(site_packages(&Path::new(&home).join(".local")));
+    }
+    for site in sites {
+        for sub in WHEEL_LIB_DIRS {
+            let file = site.join(sub).join("libnccl.so.2");
+            if file.is_file() && !files.contains(&file) {
+                files.push(file);
             }
         }
     }
     files
+}
+
+/// The installation prefixes of the Pythons on `path`: for each folder holding a
+/// `python3` (or `python`), its parent (a virtual environment's root, or the
+/// installation's), then the parent of the folder the executable resolves to, when
+/// that differs. A system Python in `/usr/bin` adds `/usr/local`, where its pip
+/// installs.
+fn python_prefixes(path: Option<&OsStr>) -> Vec<PathBuf> {
+    let mut prefixes: Vec<PathBuf> = Vec::new();
+    let mut add = |p: PathBuf| {
+        if !prefixes.contains(&p) {
+            prefixes.push(p);
+        }
+    };
+    for dir in path.map(std::env::split_paths).into_iter().flatten() {
+        let Some(exe) = ["python3", "python"]
+            .iter()
+            .map(|name| dir.join(name))
+            .find(|exe| exe.is_file())
+        else {
+            continue;
+        };
+        let mut found = vec![dir.parent().map(Path::to_path_buf)];
+        if let Ok(real) = exe.canonicalize() {
+            found.push(real.parent().and_then(Path::parent).map(Path::to_path_buf));
+        }
+        for prefix in found.into_iter().flatten() {
+            if prefix == Path::new("/usr") {
+                add(PathBuf::from("/usr/local"));
+            }
+            add(prefix);
+        }
+    }
+    prefixes
+}
+
+/// `lib/python3*/site-packages` and `lib/python3*/dist-packages` under a prefix, and
+/// Debian's version-less `lib/python3/dist-packages`; newest Python first.
+fn site_packages(prefix: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(prefix.join("lib")) else {
+        return found;
+    };
+    let mut pythons: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))
+        .map(|e| e.path())
+        .collect();
+    // python3.12 before python3.9: compare the minor version as a number.
+    pythons.sort_by_key(|p| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+        let minor = name
+            .as_deref()
+            .and_then(|n| n.strip_prefix("python3."))
+            .and_then(|m| m.parse::<u32>().ok());
+        std::cmp::Reverse(minor)
+    });
+    for python in pythons {
+        for sub in ["site-packages", "dist-packages"] {
+            let dir = python.join(sub);
+            if dir.is_dir() {
+                found.push(dir);
+            }
+        }
+    }
+    found
 }
 
 /// What distinguishes the two libraries in messages and version numbers.
@@ -185,7 +270,8 @@ struct Kind {
 const NCCL_KIND: Kind = Kind {
     library: "libnccl",
     hint: "Set NCCL_LIBRARY to the path of libnccl.so.2, or install it: the pip wheel \
-           nvidia-nccl-cu12 (ci/setup installs it), a CUDA toolkit, or the libnccl2 package.",
+           nvidia-nccl-cu12 (or nvidia-nccl-cu13) into the active virtual environment, \
+           conda environment, Python or user site, a CUDA toolkit, or the libnccl2 package.",
     format: format_nccl_version,
     header_version: crate::HEADER_NCCL_VERSION_CODE,
 };
@@ -483,6 +569,101 @@ pub fn cuda() -> Result<&'static Cuda, LoadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A site-packages folder under `prefix` holding an (empty) wheel library.
+    fn wheel_under(prefix: &Path, python: &str, packages: &str) -> PathBuf {
+        let dir = prefix
+            .join("lib")
+            .join(python)
+            .join(packages)
+            .join("nvidia/nccl/lib");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("libnccl.so.2");
+        std::fs::write(&file, "").unwrap();
+        file
+    }
+
+    #[test]
+    fn the_run_time_wheel_search_reads_each_place_in_its_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let deps = root.join("deps");
+        let deps_file = deps.join("python/nvidia/nccl/lib/libnccl.so.2");
+        std::fs::create_dir_all(deps_file.parent().unwrap()).unwrap();
+        std::fs::write(&deps_file, "").unwrap();
+        let venv_file = wheel_under(&root.join("venv"), "python3.11", "site-packages");
+        let conda_file = wheel_under(&root.join("conda"), "python3.10", "site-packages");
+        let on_path = root.join("py");
+        std::fs::create_dir_all(on_path.join("bin")).unwrap();
+        std::fs::write(on_path.join("bin/python3"), "").unwrap();
+        let path_file = wheel_under(&on_path, "python3.12", "dist-packages");
+        let user_file = wheel_under(&root.join("home/.local"), "python3.12", "site-packages");
+        // A Python folder without the wheel adds nothing.
+        std::fs::create_dir_all(root.join("venv/lib/python3.9/site-packages")).unwrap();
+
+        let vars: Vec<(&str, OsString)> = vec![
+            ("NCCL_RS_DEPS_DIR", deps.into()),
+            ("VIRTUAL_ENV", root.join("venv").into()),
+            ("CONDA_PREFIX", root.join("conda").into()),
+            ("PATH", std::env::join_paths([root.join("nothing"), on_path.join("bin")]).unwrap()),
+            ("HOME", root.join("home").into()),
+        ];
+        let env = |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.clone());
+        let found = wheel_candidates(&env);
+        let baked = found.len() - 5;
+        assert_eq!(
+            found[baked..],
+            [deps_file, venv_file, conda_file, path_file, user_file],
+            "{found:?}"
+        );
+        // Nothing set: only what a buildtime-bindgen build saw.
+        assert_eq!(wheel_candidates(&|_| None).len(), baked);
+        assert_eq!(baked == 0, option_env!("NCCL_RS_WHEEL_LIB_DIRS").is_none_or(str::is_empty));
+    }
+
+    #[test]
+    fn newer_pythons_come_first_and_debian_folders_count() {
+        let tmp = tempfile::tempdir().unwrap();
+        let prefix = tmp.path();
+        for (python, packages) in [
+            ("python3.9", "site-packages"),
+            ("python3.12", "site-packages"),
+            ("python3", "dist-packages"),
+            ("python3.12", "dist-packages"),
+        ] {
+            std::fs::create_dir_all(prefix.join("lib").join(python).join(packages)).unwrap();
+        }
+        std::fs::create_dir_all(prefix.join("lib/perl5")).unwrap();
+        let names: Vec<String> = site_packages(prefix)
+            .iter()
+            .map(|p| p.strip_prefix(prefix).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "lib/python3.12/site-packages",
+                "lib/python3.12/dist-packages",
+                "lib/python3.9/site-packages",
+                "lib/python3/dist-packages",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_system_python_on_path_adds_the_prefix_its_pip_installs_into() {
+        let tmp = tempfile::tempdir().unwrap();
+        let bin = tmp.path().join("env/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(bin.join("python"), "").unwrap();
+        let path = std::env::join_paths([bin.as_path(), Path::new("/usr/bin")]).unwrap();
+        let prefixes = python_prefixes(Some(&path));
+        assert_eq!(prefixes[0], tmp.path().join("env"));
+        if Path::new("/usr/bin/python3").is_file() {
+            assert!(prefixes.contains(&PathBuf::from("/usr/local")), "{prefixes:?}");
+            assert!(prefixes.contains(&PathBuf::from("/usr")), "{prefixes:?}");
+        }
+        assert!(python_prefixes(None).is_empty());
+    }
 
     #[test]
     fn a_device_location_carries_type_and_ordinal_in_either_layout() {

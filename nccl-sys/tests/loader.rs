@@ -45,10 +45,16 @@ fn loaded_version_is_reported_and_compared_with_the_header() {
     // Any NCCL that has the functions we call is 2.x.
     assert_eq!(loaded.split('.').next(), Some("2"), "loaded {loaded}");
 
-    // When the library is the one that ships with the header the build used (the pip
-    // wheel), the two versions must agree exactly.
-    let include = Path::new(HEADER_NCCL_INCLUDE_DIR);
-    let sibling = include.parent().map(|p| p.join("lib").join("libnccl.so.2"));
+    // When the library is the one that ships with the header the bindings came from
+    // (the pip wheel beside the header with `buildtime-bindgen`; the pinned wheel in
+    // NCCL_RS_DEPS_DIR for the bundled bindings), the two versions must agree exactly.
+    let sibling = match HEADER_NCCL_INCLUDE_DIR {
+        Some(include) => Path::new(include)
+            .parent()
+            .map(|p| p.join("lib").join("libnccl.so.2")),
+        None => std::env::var_os("NCCL_RS_DEPS_DIR")
+            .map(|d| Path::new(&d).join("python/nvidia/nccl/lib/libnccl.so.2")),
+    };
     let same_install = match (
         sibling.and_then(|s| s.canonicalize().ok()),
         lib.path().canonicalize(),
@@ -182,12 +188,18 @@ fn nccl_library_variable_is_the_only_place_tried_and_is_named() {
 
 #[test]
 fn without_the_variable_the_system_loader_then_the_wheels_are_tried() {
-    // An environment where nothing is set: the search falls through the system
+    // An environment without NCCL_LIBRARY: the search falls through the system
     // loader's names, then the wheels' folders. Where the process was told the library
     // through NCCL_LIBRARY (GPU nodes often keep libnccl inside a Python environment,
     // and ci/gpu-check exports it), the search may rightly find nothing; it must then
     // say that it tried the system loader before the wheels.
-    match Nccl::load_with_env(|_| None) {
+    // What the run-time wheel search reads (PATH, HOME, NCCL_RS_DEPS_DIR,
+    // VIRTUAL_ENV, CONDA_PREFIX) is this process's.
+    match Nccl::load_with_env(|var| {
+        (var != "NCCL_LIBRARY")
+            .then(|| std::env::var_os(var))
+            .flatten()
+    }) {
         Ok(lib) => assert!(lib.version_code().is_some()),
         Err(LoadError::NotFound { tried, .. }) if std::env::var_os("NCCL_LIBRARY").is_some() => {
             let sources: Vec<&str> = tried.iter().map(|t| t.source).collect();
@@ -360,4 +372,41 @@ fn handles_cross_threads() {
     assert_sync::<Cuda>();
     assert_send::<LoadError>();
     assert_sync::<LoadError>();
+}
+
+/// The real wheel's library, found at run time through a virtual environment the
+/// loader was never told about at build time, and through a Python on `PATH`.
+#[test]
+fn a_wheel_in_a_virtual_environment_or_beside_a_python_on_path_is_found_at_run_time() {
+    let real = loaded().path().canonicalize().expect("the loaded libnccl exists");
+    let tmp = tempfile::tempdir().unwrap();
+    let venv = tmp.path().join("venv");
+    let lib_dir = venv.join("lib/python3.12/site-packages/nvidia/nccl/lib");
+    std::fs::create_dir_all(&lib_dir).unwrap();
+    std::os::unix::fs::symlink(&real, lib_dir.join("libnccl.so.2")).unwrap();
+    std::fs::create_dir_all(venv.join("bin")).unwrap();
+    std::fs::write(venv.join("bin/python3"), "").unwrap();
+    let expected = lib_dir.join("libnccl.so.2");
+
+    let venv_s = venv.to_string_lossy().into_owned();
+    let path_s = venv.join("bin").to_string_lossy().into_owned();
+    for pairs in [
+        vec![("VIRTUAL_ENV", venv_s.as_str())],
+        vec![("PATH", path_s.as_str())],
+    ] {
+        let lib = Nccl::load_with_env(env_with(&pairs));
+        match lib {
+            // A system libnccl is found first where one is installed.
+            Ok(lib) if lib.path() != expected => {
+                assert!(lib.path().to_string_lossy().starts_with("libnccl"), "{lib:?}")
+            }
+            Ok(lib) => assert!(lib.version_code().is_some()),
+            Err(e) => panic!("{pairs:?}: {e}"),
+        }
+    }
+    // Nothing to go on: the wheel is not found, and the error lists the system
+    // loader's names only.
+    if let Err(LoadError::NotFound { tried, .. }) = Nccl::load_with_env(|_| None) {
+        assert!(tried.iter().all(|t| t.source == "system loader"), "{tried:?}");
+    }
 }

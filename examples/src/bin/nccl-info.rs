@@ -16,7 +16,7 @@ fn main() -> ExitCode {
     println!(
         "NCCL header:  {} ({})",
         nccl_safe::nccl_header_version(),
-        sys::HEADER_NCCL_INCLUDE_DIR
+        header_source(sys::HEADER_NCCL_INCLUDE_DIR)
     );
     let nccl_ok = match sys::nccl() {
         Ok(lib) => match nccl_safe::nccl_version() {
@@ -65,7 +65,7 @@ fn main() -> ExitCode {
         "CUDA header:  {}.{} ({})",
         cuda_header.major,
         cuda_header.minor,
-        sys::HEADER_CUDA_INCLUDE_DIR
+        header_source(sys::HEADER_CUDA_INCLUDE_DIR)
     );
     match (sys::cuda(), nccl_safe::cuda_driver_version()) {
         (Ok(lib), Ok(v)) => {
@@ -102,5 +102,14 @@ fn main() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// Where the bindings' header came from: this machine's folder with the feature
+/// `buildtime-bindgen`, else the bundled bindings.
+fn header_source(dir: Option<&str>) -> String {
+    match dir {
+        Some(dir) => dir.to_string(),
+        None => "bundled bindings".to_string(),
     }
 }

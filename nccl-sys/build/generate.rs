@@ -1,25 +1,23 @@
-//! Build script of `nccl-sys`.
-//!
-//! 1. Finds `nccl.h` and the CUDA driver API header `cuda.h`.
-//! 2. Runs bindgen on `wrapper.h` (see that file for why the runtime headers are
-//!    stubbed out). Functions are not emitted as `extern` blocks: nothing is linked.
-//! 3. Turns every generated prototype into an optional entry of a function table
-//!    that the run-time loader fills with `dlsym`, plus a method that calls it or
-//!    returns an error naming the function when the loaded library lacks it.
-//!
-//! Everything generated goes to `OUT_DIR`; nothing generated is committed.
+//! Generating the bindings with bindgen (feature `buildtime-bindgen` only): runs
+//! bindgen on `wrapper.h` (see that file for why the runtime headers are stubbed
+//! out), then turns every prototype into an optional entry of a function table that
+//! the run-time loader fills with `dlsym`, plus a method that calls it or returns an
+//! error naming the function when the loaded library lacks it. Functions are never
+//! emitted as `extern` blocks: nothing is linked.
 
 use std::env;
 use std::fmt::Write as _;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use quote::ToTokens;
 
-/// Environment variables this script reads besides the header search's. Each one
+use crate::fail;
+use crate::search::{self, Search};
+
+/// Environment variables the generator reads besides the header search's. Each one
 /// gets a `cargo:rerun-if-env-changed`.
-const ENV_VARS: &[&str] = &["PYTHON", "LIBCLANG_PATH"];
+pub const ENV_VARS: &[&str] = &["PYTHON", "LIBCLANG_PATH"];
 
 /// CUDA driver API functions the safe layer needs. cuda.h renames several of them
 /// with macros (`cuStreamDestroy` is declared as `cuStreamDestroy_v2`, and so on);
@@ -128,22 +126,23 @@ const CUDA_TYPES: &[&str] = &[
     "CUfunction_attribute",
 ];
 
-#[path = "build/search.rs"]
-mod search;
+/// What a generation found, for the build's metadata and the crate's constants.
+pub struct Generated {
+    /// The folder of the `nccl.h` used.
+    pub nccl_dir: PathBuf,
+    /// The folder of the `cuda.h` used.
+    pub cuda_dir: PathBuf,
+    /// Folders of the pip wheels' `libnccl.so.2` seen by the header search.
+    pub wheel_lib_dirs: Vec<PathBuf>,
+}
 
-use search::Search;
-
-fn main() {
-    println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rerun-if-changed=build/search.rs");
-    println!("cargo:rerun-if-changed=wrapper.h");
+/// Finds the headers (`search.rs`), generates both files into `out_dir`, and says
+/// where the headers were.
+pub fn run(manifest_dir: &Path, out_dir: &Path) -> Generated {
     for var in ENV_VARS.iter().chain(search::SEARCH_VARS) {
         println!("cargo:rerun-if-env-changed={var}");
     }
-
-    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
-
+    println!("cargo:rerun-if-changed=wrapper.h");
     let env_lookup = |var: &str| env::var_os(var);
     let search = Search::new(&env_lookup, python_site_packages(), manifest_dir.parent());
     let (nccl_dir, cuda_dir) = match (search.find_nccl(), search.find_cuda()) {
@@ -153,46 +152,33 @@ fn main() {
     for header in [nccl_dir.join("nccl.h"), cuda_dir.join("cuda.h")] {
         println!("cargo:rerun-if-changed={}", header.display());
     }
-
-    let bindings = generate(&manifest_dir, &nccl_dir, &cuda_dir);
-    let split = split_functions(&bindings);
-
-    fs::write(out_dir.join("bindings.rs"), split.items).expect("write bindings.rs");
-    fs::write(out_dir.join("functions.rs"), split.tables).expect("write functions.rs");
-
-    let version_code = search::read_define(&nccl_dir.join("nccl.h"), "NCCL_VERSION_CODE")
+    let nccl_version = search::read_define(&nccl_dir.join("nccl.h"), "NCCL_VERSION_CODE")
         .unwrap_or_else(|| fail("nccl.h does not define NCCL_VERSION_CODE as a number"));
     let cuda_version = search::read_define(&cuda_dir.join("cuda.h"), "CUDA_VERSION")
         .unwrap_or_else(|| fail("cuda.h does not define CUDA_VERSION as a number"));
 
-    // `links = "nccl"` metadata: dependents read DEP_NCCL_VERSION_CODE and friends.
-    println!("cargo:version_code={version_code}");
-    println!("cargo:cuda_version={cuda_version}");
-    println!("cargo:include={}", nccl_dir.display());
-    println!("cargo:cuda_include={}", cuda_dir.display());
-
-    // Where the pip wheels keep libnccl, for the run-time loader's last resort.
-    let lib_dirs = search.wheel_lib_dirs(&nccl_dir);
-    let joined = env::join_paths(&lib_dirs)
-        .unwrap_or_else(|e| fail(&format!("a wheel folder cannot be joined into a list: {e}")));
-    println!(
-        "cargo:rustc-env=NCCL_RS_WHEEL_LIB_DIRS={}",
-        joined.to_string_lossy()
+    let bindings = generate(manifest_dir, &nccl_dir, &cuda_dir);
+    let split = split_functions(&bindings);
+    // The same first lines whichever headers were used: no folder names, so that the
+    // files generated from the pinned headers are exactly the bundled ones.
+    let banner = format!(
+        "// Generated with bindgen by nccl-sys's build script (feature `buildtime-bindgen`)\n\
+         // from nccl.h with NCCL_VERSION_CODE {nccl_version} and cuda.h with CUDA_VERSION {cuda_version}.\n\
+         // Do not edit: `ci/regen-bindings` rewrites the bundled copy in src/bundled/ from the\n\
+         // pinned headers, and `ci/regen-bindings --check` (run by ci/test) fails on any drift.\n\n",
     );
-    println!(
-        "cargo:rustc-env=NCCL_RS_NCCL_INCLUDE_DIR={}",
-        nccl_dir.display()
-    );
-    println!(
-        "cargo:rustc-env=NCCL_RS_CUDA_INCLUDE_DIR={}",
-        cuda_dir.display()
-    );
-}
-
-/// Prints a message as the build script's error and stops the build.
-fn fail(message: &str) -> ! {
-    eprintln!("\nerror: nccl-sys cannot build\n\n{message}\n");
-    std::process::exit(1);
+    let write = |name: &str, text: &str| {
+        std::fs::write(out_dir.join(name), format!("{banner}{text}"))
+            .unwrap_or_else(|e| fail(&format!("cannot write {name} into OUT_DIR: {e}")))
+    };
+    write("bindings.rs", &split.items);
+    write("functions.rs", &split.tables);
+    let wheel_lib_dirs = search.wheel_lib_dirs(&nccl_dir);
+    Generated {
+        nccl_dir,
+        cuda_dir,
+        wheel_lib_dirs,
+    }
 }
 
 /// The active Python's site-packages folders (`PYTHON`, else `python3`); `None` when

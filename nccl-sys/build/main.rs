@@ -34,11 +34,8 @@ fn main() {
         // Only with headers of this machine do these facts mean anything: the crate
         // shows them (`HEADER_*_INCLUDE_DIR`) and the loader tries these wheel
         // folders before searching at run time.
-        let joined = env::join_paths(&generated.wheel_lib_dirs).unwrap_or_else(|e| {
-            fail(&format!(
-                "a wheel folder cannot be joined into a list: {e}"
-            ))
-        });
+        let joined = env::join_paths(&generated.wheel_lib_dirs)
+            .unwrap_or_else(|e| fail(&format!("a wheel folder cannot be joined into a list: {e}")));
         println!(
             "cargo:rustc-env=NCCL_RS_WHEEL_LIB_DIRS={}",
             joined.to_string_lossy()

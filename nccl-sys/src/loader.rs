@@ -605,10 +605,17 @@ mod tests {
             ("NCCL_RS_DEPS_DIR", deps.into()),
             ("VIRTUAL_ENV", root.join("venv").into()),
             ("CONDA_PREFIX", root.join("conda").into()),
-            ("PATH", std::env::join_paths([root.join("nothing"), on_path.join("bin")]).unwrap()),
+            (
+                "PATH",
+                std::env::join_paths([root.join("nothing"), on_path.join("bin")]).unwrap(),
+            ),
             ("HOME", root.join("home").into()),
         ];
-        let env = |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| v.clone());
+        let env = |name: &str| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.clone())
+        };
         let found = wheel_candidates(&env);
         let baked = found.len() - 5;
         assert_eq!(
@@ -618,7 +625,10 @@ mod tests {
         );
         // Nothing set: only what a buildtime-bindgen build saw.
         assert_eq!(wheel_candidates(&|_| None).len(), baked);
-        assert_eq!(baked == 0, option_env!("NCCL_RS_WHEEL_LIB_DIRS").is_none_or(str::is_empty));
+        assert_eq!(
+            baked == 0,
+            option_env!("NCCL_RS_WHEEL_LIB_DIRS").is_none_or(str::is_empty)
+        );
     }
 
     #[test]
@@ -659,7 +669,10 @@ mod tests {
         let prefixes = python_prefixes(Some(&path));
         assert_eq!(prefixes[0], tmp.path().join("env"));
         if Path::new("/usr/bin/python3").is_file() {
-            assert!(prefixes.contains(&PathBuf::from("/usr/local")), "{prefixes:?}");
+            assert!(
+                prefixes.contains(&PathBuf::from("/usr/local")),
+                "{prefixes:?}"
+            );
             assert!(prefixes.contains(&PathBuf::from("/usr")), "{prefixes:?}");
         }
         assert!(python_prefixes(None).is_empty());

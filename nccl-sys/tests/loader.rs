@@ -378,7 +378,10 @@ fn handles_cross_threads() {
 /// loader was never told about at build time, and through a Python on `PATH`.
 #[test]
 fn a_wheel_in_a_virtual_environment_or_beside_a_python_on_path_is_found_at_run_time() {
-    let real = loaded().path().canonicalize().expect("the loaded libnccl exists");
+    let real = loaded()
+        .path()
+        .canonicalize()
+        .expect("the loaded libnccl exists");
     let tmp = tempfile::tempdir().unwrap();
     let venv = tmp.path().join("venv");
     let lib_dir = venv.join("lib/python3.12/site-packages/nvidia/nccl/lib");
@@ -398,7 +401,10 @@ fn a_wheel_in_a_virtual_environment_or_beside_a_python_on_path_is_found_at_run_t
         match lib {
             // A system libnccl is found first where one is installed.
             Ok(lib) if lib.path() != expected => {
-                assert!(lib.path().to_string_lossy().starts_with("libnccl"), "{lib:?}")
+                assert!(
+                    lib.path().to_string_lossy().starts_with("libnccl"),
+                    "{lib:?}"
+                )
             }
             Ok(lib) => assert!(lib.version_code().is_some()),
             Err(e) => panic!("{pairs:?}: {e}"),
@@ -407,6 +413,9 @@ fn a_wheel_in_a_virtual_environment_or_beside_a_python_on_path_is_found_at_run_t
     // Nothing to go on: the wheel is not found, and the error lists the system
     // loader's names only.
     if let Err(LoadError::NotFound { tried, .. }) = Nccl::load_with_env(|_| None) {
-        assert!(tried.iter().all(|t| t.source == "system loader"), "{tried:?}");
+        assert!(
+            tried.iter().all(|t| t.source == "system loader"),
+            "{tried:?}"
+        );
     }
 }

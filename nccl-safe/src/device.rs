@@ -6,8 +6,9 @@ use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use crate::Result;
-use crate::driver::host_fn::{self, Deferred};
-use crate::driver::{DeviceImpl, DriverKind, EventImpl, SharedEvent, StreamImpl, selected_driver};
+use crate::base::host_fn::{self, Deferred};
+use crate::base::types::DriverKind;
+use crate::driver::{DeviceImpl, EventImpl, SharedEvent, StreamImpl, selected_driver};
 
 /// A device's internal stream, which orders its allocations and frees, and the
 /// stream's identity for buffer tracking.

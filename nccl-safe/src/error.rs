@@ -124,7 +124,7 @@ pub enum Error {
     #[error("{driver} driver: no device {ordinal} (the driver has {count})")]
     NoDevice {
         /// The driver asked.
-        driver: crate::driver::types::DriverKind,
+        driver: crate::base::types::DriverKind,
         /// The ordinal asked for.
         ordinal: usize,
         /// How many devices the driver has.
@@ -136,7 +136,7 @@ pub enum Error {
     )]
     OutOfMemory {
         /// The driver.
-        driver: crate::driver::types::DriverKind,
+        driver: crate::base::types::DriverKind,
         /// The device.
         ordinal: usize,
         /// Bytes asked for.
@@ -222,7 +222,7 @@ pub enum Error {
     #[error("{driver} driver: {what} is not supported")]
     Unsupported {
         /// The driver.
-        driver: crate::driver::types::DriverKind,
+        driver: crate::base::types::DriverKind,
         /// What was asked.
         what: &'static str,
     },

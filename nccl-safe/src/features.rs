@@ -25,8 +25,8 @@ use std::sync::OnceLock;
 
 use nccl_sys as sys;
 
-use crate::comm::op::LaunchOp;
-use crate::driver::types::DriverKind;
+use crate::base::op::LaunchOp;
+use crate::base::types::DriverKind;
 use crate::error::{Error, check, check_cuda};
 use crate::version::Version;
 use crate::{DType, Result};

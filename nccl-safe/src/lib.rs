@@ -31,7 +31,9 @@
 
 // Where things are (the folder tree is the architecture; see the README's table):
 // public types in device.rs, stream.rs, memory/ and comm/; the one dispatch between
-// drivers in driver/; each driver in its own folder, cuda/ and sim/.
+// drivers in driver/; each driver in its own folder, cuda/ and sim/; what they all
+// share in base/.
+mod base;
 mod comm;
 mod cuda;
 #[cfg(feature = "cudarc")]
@@ -48,13 +50,16 @@ mod stream;
 pub mod sync;
 mod version;
 
+pub use base::config::Config;
+pub use base::host_fn::refused_host_fn_calls;
+pub use base::id::UniqueId;
+pub use base::types::DriverKind;
 pub use comm::{
-    AbortHandle, Communicator, Config, Group, ReduceOp, UniqueId, group, wait_for_teardowns,
-    with_call_label, with_checked_call_label,
+    AbortHandle, Communicator, Group, ReduceOp, group, wait_for_teardowns, with_call_label,
+    with_checked_call_label,
 };
 pub use device::Device;
-pub use driver::host_fn::refused_host_fn_calls;
-pub use driver::{DriverKind, DriverSelection, selected_driver};
+pub use driver::{DriverSelection, selected_driver};
 pub use dtype::{DType, DataType};
 pub use error::{Error, Result, ResultCode};
 pub use features::{

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use nccl_sys as sys;
 
-use crate::driver::host_fn::Deferred;
+use crate::base::host_fn::Deferred;
 use crate::driver::{EventImpl, GateImpl, SharedEvent, StreamImpl};
 use crate::{Device, Error, Result};
 
@@ -272,7 +272,7 @@ impl Stream {
             // The drops of what `f` owned ran inside too: a driver call among them
             // was refused and is the stream's failure on both drivers (the sim also
             // fails the stream itself).
-            if let Some(reason) = crate::driver::host_fn::peek_violation() {
+            if let Some(reason) = crate::base::host_fn::peek_violation() {
                 failure.set(Error::InvalidUsage {
                     op: "host function",
                     reason,

@@ -5,7 +5,7 @@
 
 use super::communicator::{Call, check_count, check_rank};
 use super::group::GROUP;
-use super::op::{Kind, OpDesc, RedOp};
+use crate::base::op::{Kind, OpDesc, RedOp};
 use crate::memory::alloc::OwnedUse;
 use crate::memory::{AsDeviceView, AsDeviceViewMut};
 use crate::stream::check_same_device;

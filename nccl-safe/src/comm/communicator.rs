@@ -11,10 +11,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
-use super::config::Config;
-use super::id::UniqueId;
-use super::op::{LaunchOp, OpDesc};
-use crate::driver::{CommImpl, DeviceImpl, DriverKind, SharedEvent};
+use crate::base::config::Config;
+use crate::base::id::UniqueId;
+use crate::base::op::{LaunchOp, OpDesc};
+use crate::base::types::DriverKind;
+use crate::driver::{CommImpl, DeviceImpl, SharedEvent};
 use crate::memory::alloc::OwnedUse;
 use crate::memory::tracker::{Use, enqueue};
 use crate::stream::StreamFailure;

@@ -5,8 +5,8 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::communicator::{Call, CommInner, Communicator};
-use super::op::LaunchOp;
-use crate::driver::DriverKind;
+use crate::base::op::LaunchOp;
+use crate::base::types::DriverKind;
 use crate::memory::tracker::{enqueue_record, enqueue_waits};
 use crate::stream::check_same_device;
 use crate::{Error, Result, Stream};

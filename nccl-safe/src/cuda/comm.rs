@@ -27,8 +27,8 @@ use nccl_sys as sys;
 
 use super::issue::{issue, started};
 use super::{CudaDevice, CudaStream};
-use crate::comm::config::Config;
-use crate::comm::op::{LaunchOp, RedOp};
+use crate::base::config::Config;
+use crate::base::op::{LaunchOp, RedOp};
 use crate::sync::lock;
 use crate::{Error, Result, check};
 

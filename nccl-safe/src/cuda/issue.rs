@@ -8,7 +8,7 @@ use std::ptr;
 
 use nccl_sys as sys;
 
-use crate::comm::op::{Kind, LaunchOp, RedOp};
+use crate::base::op::{Kind, LaunchOp, RedOp};
 use crate::{Error, Result, check};
 
 /// Accepts `ncclSuccess` and `ncclInProgress` (every communicator is non-blocking).

@@ -7,7 +7,7 @@ use std::ptr;
 use nccl_sys as sys;
 
 use super::CudaDevice;
-use crate::driver::types::Elementwise;
+use crate::base::types::Elementwise;
 use crate::error::check_cuda;
 use crate::{DType, Error, Result};
 
@@ -73,7 +73,7 @@ impl Kernels {
             .find(|(o, d, _)| *o == op && *d == dtype)
             .map(|(_, _, f)| *f)
             .ok_or(Error::Unsupported {
-                driver: crate::driver::types::DriverKind::Cuda,
+                driver: crate::base::types::DriverKind::Cuda,
                 what: "built-in elementwise ops on fp8",
             })
     }

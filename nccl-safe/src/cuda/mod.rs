@@ -234,7 +234,7 @@ impl CudaDevice {
     /// context. Cheap when it already is current (nothing is changed then).
     pub fn bind(&self) -> Result<Bound> {
         // Every cuda entry point binds first: none may run inside a host function.
-        crate::driver::host_fn::check("a CUDA driver call")?;
+        crate::base::host_fn::check("a CUDA driver call")?;
         let mut current = ptr::null_mut();
         // SAFETY: writes one context handle (null when none is current).
         check_cuda("cuCtxGetCurrent", unsafe {
@@ -360,7 +360,7 @@ impl CudaDevice {
 
 impl Drop for CudaDevice {
     fn drop(&mut self) {
-        if crate::driver::host_fn::inside() {
+        if crate::base::host_fn::inside() {
             // The last handle went inside a host function (a closure owned the last
             // host buffer, say): every release below is a driver call, which CUDA
             // forbids there, so the whole drop moves to the reaper thread in a value
@@ -384,7 +384,7 @@ impl Drop for CudaDevice {
                 launch: Mutex::new(()),
                 poller: std::mem::take(&mut self.poller),
             };
-            crate::driver::host_fn::defer(Box::new(move || drop(moved)));
+            crate::base::host_fn::defer(Box::new(move || drop(moved)));
             return;
         }
         let cache = std::mem::take(

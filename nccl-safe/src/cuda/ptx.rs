@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 
 use crate::DType;
-use crate::driver::types::Elementwise;
+use crate::base::types::Elementwise;
 
 /// The kernel's symbol for an op and type.
 pub(crate) fn kernel_name(op: Elementwise, dtype: DType) -> String {

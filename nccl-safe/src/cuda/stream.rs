@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use nccl_sys as sys;
 
 use super::{CudaDevice, PinnedHost};
-use crate::driver::types::Elementwise;
+use crate::base::types::Elementwise;
 use crate::error::check_cuda;
 use crate::{DType, Error, Result};
 
@@ -111,7 +111,7 @@ impl CudaStream {
             // Inside the callback the driver forbids driver calls: what the closure
             // owns and drops (streams, events, buffers, devices) goes to the reaper
             // thread (`host_fn::Deferred`), and the library's entry points refuse.
-            let _inside = crate::driver::host_fn::Inside::enter();
+            let _inside = crate::base::host_fn::Inside::enter();
             // SAFETY: `data` came from Box::into_raw below and is run exactly once.
             let f = unsafe { Box::from_raw(data.cast::<Box<dyn FnOnce() + Send>>()) };
             // A panic must not unwind into the driver; the closure and everything it

@@ -2,23 +2,22 @@
 //! the enums below and calls their methods; nothing outside `cuda/` and `sim/` names a
 //! driver's internals except through them.
 //!
-//! - `types.rs`: [`DriverKind`] and the built-in elementwise ops (a leaf);
 //! - `select.rs`: `NCCL_RS_DRIVER` and the choice of a driver (Decision 9).
 //!
 //! Over 600 lines on purpose: it is one table of `match`es, one per driver operation,
 //! and its value is that there is exactly one such table.
 
-pub(crate) mod host_fn;
 pub(crate) mod select;
-pub(crate) mod types;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use nccl_sys as sys;
 
-use crate::comm::config::Config;
-use crate::comm::op::LaunchOp;
+use crate::base::config::Config;
+use crate::base::host_fn::Deferred;
+use crate::base::op::LaunchOp;
+use crate::base::types::{DriverKind, Elementwise};
 use crate::cuda::comm::CudaComm;
 use crate::cuda::{CudaDevice, CudaEvent, CudaGate, CudaStream, PinnedHost};
 use crate::sim::comm::SimCommunicator;
@@ -27,13 +26,9 @@ use crate::{DType, Error, Result};
 
 pub use select::{DriverSelection, selected_driver};
 
-use host_fn::Deferred;
-
 /// An event shared by trackers and works; dropped in a host function, it is
 /// destroyed on the reaper thread instead (`host_fn`).
 pub(crate) type SharedEvent = Arc<Deferred<EventImpl>>;
-pub use types::DriverKind;
-pub(crate) use types::Elementwise;
 
 fn mixed(op: &'static str) -> Error {
     Error::InvalidArgument {
@@ -202,7 +197,7 @@ impl DeviceImpl {
 /// NCCL would try to reach the "address" in a sim id and hang until its bootstrap
 /// timeout: refuse it at once instead.
 fn refuse_sim_id(id: &[u8; 128]) -> Result<()> {
-    if &id[..8] == crate::comm::id::SIM_MAGIC {
+    if &id[..8] == crate::base::id::SIM_MAGIC {
         return Err(Error::InvalidArgument {
             op: "communicator init",
             reason: "this unique id was made for the sim driver (UniqueId::random, or \

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use super::types::DriverKind;
+use crate::base::types::DriverKind;
 use crate::{Error, Result};
 
 /// The outcome of resolving `NCCL_RS_DRIVER`: the driver and why it was chosen.

@@ -7,7 +7,7 @@ use std::ops::{Bound, Range, RangeBounds};
 use std::sync::{Arc, Mutex};
 
 use super::tracker::{Tracker, Use};
-use crate::driver::host_fn;
+use crate::base::host_fn;
 use crate::stream::{StreamInner, check_same_device};
 use crate::sync::lock;
 use crate::{Device, Error, Result, Stream};

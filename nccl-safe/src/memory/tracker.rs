@@ -181,7 +181,7 @@ impl Tracker {
             let mut after = inside.split_off(&range.end);
             self.segments.append(&mut after);
             if inside.len() > DROP_ELSEWHERE {
-                crate::driver::host_fn::defer(Box::new(move || drop(inside)));
+                crate::base::host_fn::defer(Box::new(move || drop(inside)));
             }
             let entry = Entry {
                 stream,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::alloc::{Allocation, DevicePtr, OwnedUse, check_len, resolve_range, user_stream};
 use super::host::HostBuffer;
 use super::tracker::{Use, enqueue};
-use crate::driver::Elementwise;
+use crate::base::types::Elementwise;
 use crate::dtype::DataType;
 use crate::stream::check_same_device;
 use crate::{Device, Error, Result, Stream};

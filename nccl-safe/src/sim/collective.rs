@@ -23,7 +23,7 @@ use std::cell::RefCell;
 use super::memory::{BLOCK, load, store_stream};
 use super::reduce::{Combine, accumulate, finish};
 use crate::DType;
-use crate::comm::op::Kind;
+use crate::base::op::Kind;
 
 /// The largest collective (the most bytes any rank reads or writes) that the rank
 /// arriving last does alone: below it, hand-offs between the ranks' threads cost more

@@ -23,7 +23,7 @@ use super::live::Live;
 use super::rendezvous::Join;
 use super::segment::{ABORTED, ALIVE, DESTROYED};
 use super::{SimDevice, SimStream};
-use crate::comm::op::LaunchOp;
+use crate::base::op::LaunchOp;
 use crate::sync::lock;
 use crate::{Error, Result};
 

@@ -8,7 +8,7 @@ use super::SimStream;
 use super::live::Live;
 use super::segment::{Entry, NONE, label, set_label};
 use crate::DType;
-use crate::comm::op::{Kind, LaunchOp, OpDesc, RedOp};
+use crate::base::op::{Kind, LaunchOp, OpDesc, RedOp};
 
 /// One operation of a launch, with its position.
 #[derive(Clone, Copy, Debug)]
@@ -124,7 +124,7 @@ pub(super) fn write_entry(e: &Entry, op: &LaunchOp, stream: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::comm::op::LaunchOp;
+    use crate::base::op::LaunchOp;
 
     #[test]
     fn descriptions_survive_packing() {

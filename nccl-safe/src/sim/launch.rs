@@ -12,7 +12,7 @@ use super::entry::{Part, issued, same, stream_id, write_entry};
 use super::live::Live;
 use super::segment::{ABORTED, ALIVE, ARRIVED, EMPTY, FAILED, P2P_SLOTS, REGISTERED, SLOTS};
 use super::task::{fail_entry, run};
-use crate::comm::op::{Kind, LaunchOp};
+use crate::base::op::{Kind, LaunchOp};
 use crate::{Error, Result};
 
 /// Registers `ops` (checking them against the other ranks'), then enqueues one task

@@ -352,7 +352,7 @@ impl Live {
         members.sort_by_key(|&r| (asks[r].1, r));
         let new_rank = members.iter().position(|&r| r == self.rank).unwrap_or(0);
         let mut id = [0u8; 128];
-        id[..8].copy_from_slice(crate::comm::id::SIM_MAGIC);
+        id[..8].copy_from_slice(crate::base::id::SIM_MAGIC);
         id[8..16].copy_from_slice(
             &self.seg.header().uuid[0]
                 .load(Ordering::Relaxed)

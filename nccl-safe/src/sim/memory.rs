@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, RwLock};
 
 use super::os::{self, Mapping};
-use crate::driver::types::DriverKind;
+use crate::base::types::DriverKind;
 use crate::sync::lock;
 use crate::{Error, Result};
 

@@ -200,7 +200,7 @@ impl Platform {
     /// number that tells the devices of several processes apart).
     pub fn visible(&self, ordinal: usize) -> Result<Arc<SimDevice>> {
         let physical = self.config.visible.get(ordinal).ok_or(Error::NoDevice {
-            driver: crate::driver::types::DriverKind::Sim,
+            driver: crate::base::types::DriverKind::Sim,
             ordinal,
             count: self.config.visible.len(),
         })?;
@@ -210,7 +210,7 @@ impl Platform {
     /// Simulated device `ordinal`, created (its memory mapped) on first use.
     pub fn device(&self, ordinal: usize) -> Result<Arc<SimDevice>> {
         let cell = self.devices.get(ordinal).ok_or(Error::NoDevice {
-            driver: crate::driver::types::DriverKind::Sim,
+            driver: crate::base::types::DriverKind::Sim,
             ordinal,
             count: self.devices.len(),
         })?;

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use super::SimStream;
-use crate::driver::host_fn;
-use crate::driver::types::Elementwise;
+use crate::base::host_fn;
+use crate::base::types::Elementwise;
 use crate::{DType, Error, Result};
 
 /// Keeps host memory alive while a task that copies into or out of it is queued.

@@ -2,8 +2,8 @@
 //! permuted rank order, as NCCL's rings and trees add in varying orders), PreMulSum,
 //! and the built-in elementwise ops.
 
-use crate::comm::op::RedOp;
-use crate::driver::types::Elementwise;
+use crate::base::op::RedOp;
+use crate::base::types::Elementwise;
 use crate::{DType, DataType};
 
 /// A permutation of `0..n` that depends on the collective's position: reductions add

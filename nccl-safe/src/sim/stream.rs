@@ -18,7 +18,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use super::{SPIN, SimDevice, platform, spin_until, wait_until};
-use crate::driver::host_fn;
+use crate::base::host_fn;
 use crate::sync::lock;
 use crate::{Error, Result};
 

@@ -18,7 +18,7 @@ use super::entry::{Part, issued, op_name};
 use super::live::Live;
 use super::reduce::{Combine, permutation};
 use super::segment::{ABORTED, ARRIVED, DONE, Entry, FAILED, NONE, REGISTERED, clear};
-use crate::comm::op::{LaunchOp, RedOp};
+use crate::base::op::{LaunchOp, RedOp};
 
 /// Marks this rank's part of `part` failed, unless it already finished it.
 pub(super) fn fail_entry(live: &Live, part: Part) {

@@ -137,7 +137,7 @@ pub(crate) struct LaunchOp {
     /// name both sides of a mismatch; empty when none was set.
     pub label: String,
     /// The checked call site's number (0: unchecked), see
-    /// [`with_checked_call_label`](super::label::with_checked_call_label).
+    /// [`with_checked_call_label`](crate::with_checked_call_label).
     pub site: u32,
 }
 

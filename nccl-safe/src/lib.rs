@@ -28,11 +28,14 @@
 //!
 //! Versions: [`nccl_version`] (loaded library), [`nccl_header_version`],
 //! [`cuda_driver_version`].
+//!
+//! Layers, top first: `comm/` (communicators) over `device.rs`, `stream.rs` and
+//! `memory/` (devices, streams, buffers), over `driver/` (the one dispatch) and
+//! `features.rs`, over `cuda/` | `sim/` (the drivers, which never name each other),
+//! over `base/` (the shared vocabulary) and the leaves `dtype`, `error`, `fp8`, `sync`,
+//! `version`. Each layer imports only from those below it (`ci/import-graph` checks
+//! it); crate-root items such as `crate::Error` are fine from anywhere.
 
-// Where things are (the folder tree is the architecture; see the README's table):
-// public types in device.rs, stream.rs, memory/ and comm/; the one dispatch between
-// drivers in driver/; each driver in its own folder, cuda/ and sim/; what they all
-// share in base/.
 mod base;
 mod comm;
 mod cuda;

@@ -20,6 +20,9 @@
 //! operations in flight; past it, a call waits (at most the timeout) for the oldest to
 //! finish, and says so if it cannot.
 
+// docs.rs marks what each feature adds.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod connect;
 mod error;
 mod future;

@@ -36,6 +36,9 @@
 //! `version`. Each layer imports only from those below it (`ci/import-graph` checks
 //! it); crate-root items such as `crate::Error` are fine from anywhere.
 
+// docs.rs marks what each feature adds.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod base;
 mod comm;
 mod cuda;

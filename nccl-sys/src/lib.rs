@@ -35,6 +35,9 @@
 //! # }
 //! ```
 
+// docs.rs marks what each feature adds.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod loader;
 
 pub use loader::{

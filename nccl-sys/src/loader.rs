@@ -153,8 +153,9 @@ const WHEEL_LIB_DIRS: [&str; 2] = ["nvidia/nccl/lib", "nvidia/cu13/lib"];
 ///    `/usr/local/lib/python3*/dist-packages`;
 /// 5. the user's site-packages under `HOME/.local/lib`.
 ///
-/// Only folders are read: no Python is started. Files that do not exist are left
-/// out, except under 1 (the build saw them there).
+/// Only folders are read: no Python is started. Each site-packages folder gives
+/// both wheels' candidate files, found or not, so that a failed load lists every
+/// place the wheels were looked for.
 fn wheel_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = option_env!("NCCL_RS_WHEEL_LIB_DIRS")
         .map(|dirs| std::env::split_paths(dirs).collect::<Vec<_>>())
@@ -181,7 +182,7 @@ fn wheel_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
     for site in sites {
         for sub in WHEEL_LIB_DIRS {
             let file = site.join(sub).join("libnccl.so.2");
-            if file.is_file() && !files.contains(&file) {
+            if !files.contains(&file) {
                 files.push(file);
             }
         }
@@ -209,6 +210,8 @@ fn python_prefixes(path: Option<&OsStr>) -> Vec<PathBuf> {
         else {
             continue;
         };
+        // `/bin` is `/usr/bin` on merged-usr systems: the folder's own real path.
+        let dir = dir.canonicalize().unwrap_or(dir);
         let mut found = vec![dir.parent().map(Path::to_path_buf)];
         if let Ok(real) = exe.canonicalize() {
             found.push(real.parent().and_then(Path::parent).map(Path::to_path_buf));
@@ -616,19 +619,30 @@ mod tests {
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.clone())
         };
-        let found = wheel_candidates(&env);
-        let baked = found.len() - 5;
+        let candidates = wheel_candidates(&env);
+        let baked = option_env!("NCCL_RS_WHEEL_LIB_DIRS").map_or(0, |d| {
+            std::env::split_paths(d)
+                .filter(|p| !p.as_os_str().is_empty())
+                .count()
+        });
+        // Each site folder gives both wheel layouts, found or not.
+        assert!(
+            candidates[baked..]
+                .iter()
+                .any(|f| f.ends_with("nvidia/cu13/lib/libnccl.so.2") && !f.exists())
+        );
+        let found: Vec<_> = candidates[baked..]
+            .iter()
+            .filter(|f| f.is_file())
+            .cloned()
+            .collect();
         assert_eq!(
-            found[baked..],
+            found,
             [deps_file, venv_file, conda_file, path_file, user_file],
-            "{found:?}"
+            "{candidates:?}"
         );
         // Nothing set: only what a buildtime-bindgen build saw.
         assert_eq!(wheel_candidates(&|_| None).len(), baked);
-        assert_eq!(
-            baked == 0,
-            option_env!("NCCL_RS_WHEEL_LIB_DIRS").is_none_or(str::is_empty)
-        );
     }
 
     #[test]

@@ -2,6 +2,11 @@
 //! unique id alone (passed as hex in the environment, as a launcher would). This test
 //! binary re-runs itself as each rank (`child`, an entry point that normal runs show as
 //! ignored). Children report on lines starting with `@@`.
+//! The tests are by concept: every operation and leaks across processes in
+//! `processes/operations.rs`, disagreements between processes in
+//! `processes/mismatches.rs`, deaths, aborts and destroyed peers in
+//! `processes/failures.rs`, late, stopped and missing ranks at init in
+//! `processes/init.rs`. `child` stays here: the parents run it with `--exact child`.
 
 mod common;
 
@@ -12,6 +17,15 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use common::PATIENCE;
 use common::reference::{check_all, check_every_type};
 use nccl_safe::{Communicator, Config, Device, DeviceBuffer, ReduceOp, Stream, UniqueId};
+
+#[path = "processes/failures.rs"]
+mod failures;
+#[path = "processes/init.rs"]
+mod init;
+#[path = "processes/mismatches.rs"]
+mod mismatches;
+#[path = "processes/operations.rs"]
+mod operations;
 
 const SCENARIO: &str = "NCCL_RS_TEST_SCENARIO";
 
@@ -361,199 +375,6 @@ fn one(lines: &[String]) -> &str {
     lines.first().map(String::as_str).unwrap_or("")
 }
 
-#[test]
-fn every_collective_and_point_to_point_operation_on_2_3_and_4_processes() {
-    for n in 2..=4 {
-        let out = run("every-collective", n);
-        assert!(
-            out.values().all(|l| l.contains(&"ok".to_string())),
-            "{out:?}"
-        );
-    }
-}
-
-#[test]
-fn a_mismatch_names_both_processes_and_their_call_labels() {
-    let id = UniqueId::random();
-    let ranks: Vec<Rank> = (0..2).map(|r| spawn("mismatch", r, 2, &id, r)).collect();
-    let pids: Vec<u32> = ranks.iter().map(|r| r.child.id()).collect();
-    for r in ranks {
-        let (rank, ok, lines) = finish(r);
-        assert!(ok, "{lines:?}");
-        let e = one(&lines);
-        for (p, pid) in pids.iter().enumerate() {
-            assert!(
-                e.contains(&format!("rank {p} (pid {pid})")),
-                "rank {rank}: {e}"
-            );
-        }
-        assert!(e.contains("all_gather") && e.contains("all_reduce"), "{e}");
-        assert!(
-            e.contains("rank 0's call") && e.contains("rank 1's call"),
-            "{e}"
-        );
-    }
-}
-
-#[test]
-fn world_size_disagreement_and_two_processes_on_one_sim_device_are_refused_naming_both() {
-    let id = UniqueId::random();
-    let ranks: Vec<Rank> = (0..2)
-        .map(|r| spawn("size-mismatch", r, 2, &id, r))
-        .collect();
-    let pids: Vec<u32> = ranks.iter().map(|r| r.child.id()).collect();
-    let out: Vec<_> = ranks.into_iter().map(finish).collect();
-    let texts: Vec<&str> = out.iter().map(|(_, _, l)| one(l)).collect();
-    let refusal = texts
-        .iter()
-        .find(|t| t.contains("world size"))
-        .expect("a refusal");
-    assert!(
-        refusal.contains(&format!("rank 1 (pid {})", pids[1]))
-            && refusal.contains(&format!("rank 0 (pid {})", pids[0])),
-        "{refusal}"
-    );
-    // Two processes that both open sim device 0 for one communicator.
-    let id = UniqueId::random();
-    let ranks: Vec<Rank> = (0..2)
-        .map(|r| spawn("init-timeout", r, 2, &id, 0))
-        .collect();
-    let pids: Vec<u32> = ranks.iter().map(|r| r.child.id()).collect();
-    let out: Vec<_> = ranks.into_iter().map(finish).collect();
-    let all: String = out.iter().map(|(_, _, l)| format!("{l:?}")).collect();
-    assert!(all.contains("both on sim device 0"), "{all}");
-    assert!(pids.iter().all(|p| all.contains(&p.to_string())), "{all}");
-}
-
-#[test]
-fn a_peer_that_destroyed_its_communicator_is_named_with_its_pid() {
-    let id = UniqueId::random();
-    let ranks: Vec<Rank> = (0..2).map(|r| spawn("destroyed", r, 2, &id, r)).collect();
-    let pid1 = ranks[1].child.id();
-    let out: Vec<_> = ranks.into_iter().map(finish).collect();
-    let e = one(&out[0].2);
-    assert!(
-        e.contains(&format!("rank 1 (pid {pid1}) destroyed its communicator")),
-        "{e}"
-    );
-}
-
-/// Names in /dev/shm and /tmp that mention nccl (the sim must leave none).
-fn leftovers() -> Vec<String> {
-    ["/dev/shm", "/tmp"]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains("nccl"))
-        .collect()
-}
-
-#[test]
-fn a_killed_process_is_named_within_a_second_and_leaves_nothing_behind() {
-    let before = leftovers();
-    let id = UniqueId::random();
-    let mut ranks: Vec<Rank> = (0..3).map(|r| spawn("kill", r, 3, &id, r)).collect();
-    // Wait until the victim is in and the others have issued their all-reduce.
-    let victim = ranks.pop().unwrap();
-    let pid = victim.child.id();
-    let mut victim = victim;
-    let mut stdout = victim.child.stdout.take().unwrap();
-    let mut buf = [0u8; 4096];
-    let mut seen = String::new();
-    let start = Instant::now();
-    while !seen.contains("@@ ready") {
-        use std::io::Read;
-        let n = stdout.read(&mut buf).unwrap();
-        assert!(
-            n > 0 && start.elapsed() < PATIENCE,
-            "the victim never got ready: {seen}"
-        );
-        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-    }
-    std::thread::sleep(Duration::from_millis(300)); // the others now wait in the collective
-    victim.child.kill().unwrap();
-    let killed_at = now_ms();
-    victim.child.wait().unwrap();
-    for r in ranks {
-        let (rank, ok, lines) = finish(r);
-        assert!(ok, "{lines:?}");
-        let at = lines
-            .iter()
-            .find_map(|l| l.strip_prefix("at "))
-            .expect("an error");
-        let (ms, text) = at.split_once(' ').unwrap();
-        let ms: u128 = ms.parse().unwrap();
-        assert!(
-            text.contains(&format!("rank 2 (pid {pid}) died")),
-            "rank {rank}: {text}"
-        );
-        let after = ms.saturating_sub(killed_at);
-        eprintln!("rank {rank} learned of the kill {after} ms after it");
-        assert!(
-            after < 1000,
-            "rank {rank} learned it {after} ms after the kill"
-        );
-        let remote = lines.iter().find_map(|l| l.strip_prefix("async ")).unwrap();
-        assert!(
-            remote.contains("rank 2"),
-            "async_error names the dead rank: {remote}"
-        );
-    }
-    assert_eq!(leftovers(), before, "nothing left in /dev/shm or /tmp");
-    let sockets = std::fs::read_to_string("/proc/net/unix").unwrap();
-    assert!(
-        !sockets.contains(&id.sim_root_name()),
-        "the rendezvous socket is gone"
-    );
-}
-
-#[test]
-fn an_abort_is_a_remote_failure_for_the_peers_within_a_second() {
-    let out = run("abort", 2);
-    let aborted_at: u128 = out[&0]
-        .iter()
-        .find_map(|l| l.strip_prefix("aborting at "))
-        .unwrap()
-        .parse()
-        .unwrap();
-    let at = out[&1].iter().find_map(|l| l.strip_prefix("at ")).unwrap();
-    let (ms, text) = at.split_once(' ').unwrap();
-    assert!(
-        text.contains("rank 0 (pid") && text.contains("aborted"),
-        "{text}"
-    );
-    let after = ms.parse::<u128>().unwrap().saturating_sub(aborted_at);
-    eprintln!("rank 1 learned of rank 0's abort {after} ms after it");
-    assert!(after < 1000, "{after} ms");
-}
-
-#[test]
-fn non_blocking_init_waits_for_a_process_that_starts_two_seconds_late() {
-    let id = UniqueId::random();
-    let first = spawn("late", 0, 2, &id, 0);
-    std::thread::sleep(Duration::from_secs(2));
-    let second = spawn("late", 1, 2, &id, 1);
-    let (_, ok0, l0) = finish(first);
-    let (_, ok1, l1) = finish(second);
-    assert!(ok0 && ok1, "{l0:?} {l1:?}");
-    let returned: u128 = one(&l0).split_whitespace().nth(3).unwrap().parse().unwrap();
-    assert!(returned < 1000, "init returned at once: {l0:?}");
-    assert!(one(&l0).contains("ready after"), "{l0:?}");
-}
-
-#[test]
-fn an_init_timeout_names_the_ranks_that_never_joined() {
-    let id = UniqueId::random();
-    let ranks: Vec<Rank> = (0..2)
-        .map(|r| spawn("init-timeout", r, 3, &id, r))
-        .collect();
-    for r in ranks {
-        let (_, ok, lines) = finish(r);
-        assert!(ok, "{lines:?}");
-        assert!(one(&lines).contains("[2]"), "{lines:?}");
-    }
-}
-
 /// Reads a child's stdout until a line with `marker`: the `@@` lines so far, and a
 /// thread that collects the later ones (until the child closes its stdout).
 fn read_until(r: &mut Rank, marker: &str) -> (Vec<String>, std::thread::JoinHandle<Vec<String>>) {
@@ -585,138 +406,4 @@ fn read_until(r: &mut Rank, marker: &str) -> (Vec<String>, std::thread::JoinHand
             return (lines, rest);
         }
     }
-}
-
-fn signal(pid: u32, sig: &str) {
-    let ok = Command::new("kill")
-        .args([sig, &pid.to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "kill {sig} {pid}");
-}
-
-/// Issue 18 item 8: a non-blocking init that joins a root in a stopped process
-/// returns at once; `wait_ready` then times out saying the root never answered, and
-/// abort returns promptly.
-#[test]
-fn a_non_blocking_init_returns_when_the_root_process_is_stopped() {
-    let id = UniqueId::random();
-    let mut host = spawn("stopped-root", 0, 2, &id, 0);
-    read_until(&mut host, "@@ hosting");
-    let host_pid = host.child.id();
-    signal(host_pid, "-STOP");
-    let joiner = spawn("stopped-root", 1, 2, &id, 1);
-    let (_, ok, lines) = finish(joiner);
-    signal(host_pid, "-KILL");
-    let _ = host.child.wait();
-    assert!(ok, "{lines:?}");
-    let ms = |prefix: &str| -> u128 {
-        let l = lines.iter().find_map(|l| l.strip_prefix(prefix)).unwrap();
-        l.split_whitespace().next().unwrap().parse().unwrap()
-    };
-    assert!(ms("init returned after ") < 1000, "{lines:?}");
-    assert!(ms("aborted in ") < 1000, "{lines:?}");
-    let e = lines
-        .iter()
-        .find_map(|l| l.strip_prefix("wait_ready "))
-        .unwrap();
-    assert!(e.contains("never answered"), "{e}");
-}
-
-/// Issue 18 item 9: a rank that joined and left at its own deadline is not named as
-/// one that never joined.
-#[test]
-fn an_init_timeout_tells_ranks_that_left_from_ranks_that_never_joined() {
-    for round in 0..3 {
-        let id = UniqueId::random();
-        let mut host = spawn("join-and-leave", 0, 3, &id, 0);
-        let (_, rest) = read_until(&mut host, "@@ joining");
-        let leaver = spawn("join-and-leave", 1, 3, &id, 1);
-        let (_, ok1, l1) = finish(leaver);
-        let (_, ok0, _) = finish(host);
-        let l0 = rest.join().unwrap();
-        assert!(ok0 && ok1, "{l0:?} {l1:?}");
-        let e = l0.iter().find(|l| l.contains("timed out")).unwrap();
-        assert!(
-            e.contains("ranks [2] have not joined") && e.contains("ranks [1] joined and left"),
-            "round {round}: {e}"
-        );
-        // The leaver itself timed out with rank 2 missing, while rank 0 was in.
-        assert!(
-            one(&l1[1..]).contains("ranks [2] have not joined"),
-            "{l1:?}"
-        );
-    }
-}
-
-#[test]
-fn a_thousand_async_all_reduces_on_four_processes_leak_no_descriptor_or_mapping() {
-    let out = run("many", 4);
-    for (rank, lines) in out {
-        let l = one(&lines);
-        let nums: Vec<usize> = l
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|t| !t.is_empty())
-            .map(|t| t.parse().unwrap())
-            .collect();
-        assert_eq!(nums.len(), 4, "{l}");
-        assert_eq!(nums[0], nums[1], "rank {rank}: descriptors grew: {l}");
-        assert_eq!(nums[2], nums[3], "rank {rank}: mappings grew: {l}");
-    }
-}
-
-/// `unshare` giving each child its own user and pid namespace (and /proc), as
-/// containers of one pod that share the network namespace have.
-const OWN_PID_NAMESPACE: &[&str] = &["unshare", "-Urpf", "--mount-proc", "--kill-child"];
-
-fn pid_namespaces_available() -> bool {
-    let ok = Command::new(OWN_PID_NAMESPACE[0])
-        .args(&OWN_PID_NAMESPACE[1..])
-        .arg("true")
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        ok || std::env::var_os("NCCL_RS_NO_USER_NAMESPACES").is_some(),
-        "`unshare -Urpf --mount-proc true` failed: this machine refuses user namespaces; \
-         set NCCL_RS_NO_USER_NAMESPACES=1 to skip the pid-namespace tests (the locality \
-         decision is still covered by the sim's unit tests)"
-    );
-    ok
-}
-
-/// Issue 18 item 3: ranks in different pid namespaces (both pid 1) tell their own
-/// memory from the peer's, and see each other die.
-#[test]
-fn ranks_in_separate_pid_namespaces_reduce_right_and_see_a_death() {
-    if !pid_namespaces_available() {
-        eprintln!("skipped: no user namespaces here");
-        return;
-    }
-    let id = UniqueId::random();
-    let ranks: Vec<Rank> = (0..2)
-        .map(|r| spawn_with(Some(OWN_PID_NAMESPACE), "sum", r, 2, &id, r))
-        .collect();
-    for r in ranks {
-        let (rank, ok, lines) = finish(r);
-        assert!(ok, "rank {rank}: {lines:?}");
-        assert_eq!(one(&lines), "sum [3.0, 3.0, 3.0, 3.0] pid 1", "rank {rank}");
-    }
-    // A death across namespaces: rank 1 is killed while rank 0 waits for it.
-    let id = UniqueId::random();
-    let survivor = spawn_with(Some(OWN_PID_NAMESPACE), "kill", 0, 2, &id, 0);
-    let mut victim = spawn_with(Some(OWN_PID_NAMESPACE), "kill", 1, 2, &id, 1);
-    let _ = read_until(&mut victim, "@@ ready");
-    std::thread::sleep(Duration::from_millis(300));
-    victim.child.kill().unwrap(); // kills unshare, whose child (pid 1 there) goes with it
-    let killed_at = now_ms();
-    victim.child.wait().unwrap();
-    let (_, ok, lines) = finish(survivor);
-    assert!(ok, "{lines:?}");
-    let at = lines.iter().find_map(|l| l.strip_prefix("at ")).unwrap();
-    let (ms, text) = at.split_once(' ').unwrap();
-    assert!(text.contains("rank 1 (pid 1) died"), "{text}");
-    let after = ms.parse::<u128>().unwrap().saturating_sub(killed_at);
-    eprintln!("the survivor learned of the kill across namespaces {after} ms after it");
-    assert!(after < 2000, "{after} ms");
 }

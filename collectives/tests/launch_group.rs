@@ -316,11 +316,25 @@ fn without_nccl_run_rank_zero_reports_once_even_when_the_missing_rank_died() {
         .lines()
         .filter(|l| l.starts_with("nccl-rs: hang report: "))
         .collect();
+    // The merged record's line for the stuck op comes out once. (The "first failure"
+    // line may quote the op too: when rank 0's own failure reaches the store before
+    // the store's note of rank 1's death, that failure is the first one recorded.)
     let stuck = report
         .iter()
-        .filter(|l| l.contains("all_reduce #2 (") && l.contains("launch_group.rs"))
+        .filter(|l| {
+            l.starts_with("nccl-rs: hang report: all_reduce #2 (") && l.contains("launch_group.rs")
+        })
         .count();
     assert_eq!(stuck, 1, "one report line for all_reduce #2: {rank0}");
+    let first: Vec<&&str> = report
+        .iter()
+        .filter(|l| l.starts_with("nccl-rs: hang report: first failure: "))
+        .collect();
+    assert_eq!(first.len(), 1, "one first-failure line: {rank0}");
+    assert!(
+        first[0].contains("first failure: rank 1 "),
+        "the culprit is rank 1, whoever reported it: {rank0}"
+    );
     assert_eq!(
         report
             .iter()

@@ -14,6 +14,7 @@
 //! | window registration (`ncclCommWindowRegister`) | 2.27.3 | "ncclCommWindowRegister() and ncclCommWindowDeregister()" |
 //! | native all-to-all, gather, scatter (`ncclAlltoAll`, `ncclGather`, `ncclScatter`) | 2.28.3 | "Introduce new host collective APIs: ncclAlltoAll, ncclScatter, ncclGather" |
 //! | revoke (`ncclCommRevoke`) | 2.28.7 | "New ncclCommRevoke API for fault tolerance" |
+//! | grow (`ncclCommGrow`, `ncclCommGetUniqueId`) | 2.29.2 | the 2.29 user guide's "Growing a communicator"; the release tag's `nccl.h` declares both |
 //! | parameter API (`ncclParamBind`, `ncclParamGet*`) | 2.30.4 | first declared in `nccl.h` by release 2.30.4 (commit "Move NCCL Parameter API to nccl.h"; 2.30.3 had it only internally) |
 //!
 //! A feature counts as supported when the loaded library is at least that version
@@ -91,13 +92,16 @@ pub enum Feature {
     Scatter,
     /// `ncclCommRevoke` (older: only a full abort stops the kernels).
     Revoke,
+    /// `ncclCommGrow` with `ncclCommGetUniqueId` (new ranks join a running
+    /// communicator).
+    Grow,
     /// The parameter API (`ncclParamBind`; older: the environment decides).
     ParamApi,
 }
 
 impl Feature {
     /// Every feature, oldest first.
-    pub const ALL: [Feature; 8] = [
+    pub const ALL: [Feature; 9] = [
         Feature::Fp8,
         Feature::Shrink,
         Feature::WindowRegistration,
@@ -105,6 +109,7 @@ impl Feature {
         Feature::Gather,
         Feature::Scatter,
         Feature::Revoke,
+        Feature::Grow,
         Feature::ParamApi,
     ];
 
@@ -115,6 +120,7 @@ impl Feature {
             Feature::Shrink | Feature::WindowRegistration => Version::new(2, 27, 3),
             Feature::AllToAll | Feature::Gather | Feature::Scatter => Version::new(2, 28, 3),
             Feature::Revoke => Version::new(2, 28, 7),
+            Feature::Grow => Version::new(2, 29, 2),
             Feature::ParamApi => Version::new(2, 30, 4),
         }
     }
@@ -129,6 +135,7 @@ impl Feature {
             Feature::Gather => Some("ncclGather"),
             Feature::Scatter => Some("ncclScatter"),
             Feature::Revoke => Some("ncclCommRevoke"),
+            Feature::Grow => Some("ncclCommGrow"),
             Feature::ParamApi => Some("ncclParamBind"),
         }
     }
@@ -143,6 +150,7 @@ impl Feature {
             Feature::Gather => "native gather",
             Feature::Scatter => "native scatter",
             Feature::Revoke => "revoke",
+            Feature::Grow => "grow",
             Feature::ParamApi => "parameter API",
         }
     }
@@ -264,6 +272,20 @@ pub(crate) fn check_ops(
     match (driver, emulated) {
         (DriverKind::Cuda, _) => loaded()?.require_ops(ops),
         (DriverKind::Sim, Some(v)) => NcclFeatures::of(v, |_| true).require_ops(ops),
+        (DriverKind::Sim, None) => Ok(()),
+    }
+}
+
+/// Refuses a call that needs `feature` when the NCCL behind `driver` lacks it: on cuda
+/// the loaded library; on the sim, the version it emulates (`emulated`), if any.
+pub(crate) fn require(
+    driver: DriverKind,
+    emulated: Option<Version>,
+    feature: Feature,
+) -> Result<()> {
+    match (driver, emulated) {
+        (DriverKind::Cuda, _) => loaded()?.require(feature),
+        (DriverKind::Sim, Some(v)) => NcclFeatures::of(v, |_| true).require(feature),
         (DriverKind::Sim, None) => Ok(()),
     }
 }

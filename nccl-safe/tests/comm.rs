@@ -3,7 +3,8 @@
 //! rank; on cuda they need one GPU per rank. Results and orderings are in
 //! `comm/values.rs`; init, abort, split and unique ids in `comm/init.rs`; mismatches,
 //! misuse and deadlocks in `comm/errors.rs`; world-size-1 scenarios with a gate as the
-//! late peer in `comm/size_one.rs`; random world sizes and counts in `comm/props.rs`.
+//! late peer in `comm/size_one.rs`; random world sizes and counts in `comm/props.rs`; revoke, shrink and
+//! grow in `comm/reshape.rs`.
 
 mod common;
 
@@ -18,6 +19,8 @@ mod errors;
 mod init;
 #[path = "comm/props.rs"]
 mod props;
+#[path = "comm/reshape.rs"]
+mod reshape;
 #[path = "comm/size_one.rs"]
 mod size_one;
 #[path = "comm/values.rs"]

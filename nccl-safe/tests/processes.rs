@@ -6,7 +6,8 @@
 //! `processes/operations.rs`, disagreements between processes in
 //! `processes/mismatches.rs`, deaths, aborts and destroyed peers in
 //! `processes/failures.rs`, late, stopped and missing ranks at init in
-//! `processes/init.rs`. `child` stays here: the parents run it with `--exact child`.
+//! `processes/init.rs`; shrinking after a death and growing with a new process in
+//! `processes/reshape.rs`. `child` stays here: the parents run it with `--exact child`.
 
 mod common;
 
@@ -26,6 +27,8 @@ mod init;
 mod mismatches;
 #[path = "processes/operations.rs"]
 mod operations;
+#[path = "processes/reshape.rs"]
+mod reshape;
 
 const SCENARIO: &str = "NCCL_RS_TEST_SCENARIO";
 
@@ -46,6 +49,18 @@ fn spawn(scenario: &str, rank: usize, size: usize, id: &UniqueId, device: usize)
     spawn_with(None, scenario, rank, size, id, device)
 }
 
+/// As [`spawn`], with more variables in the child's environment.
+fn spawn_env(
+    scenario: &str,
+    rank: usize,
+    size: usize,
+    id: &UniqueId,
+    device: usize,
+    env: &[(&str, &str)],
+) -> Rank {
+    spawn_full(None, scenario, rank, size, id, device, env)
+}
+
 /// As [`spawn`], the child started by `wrapper` (e.g. `unshare ...`) when given.
 fn spawn_with(
     wrapper: Option<&[&str]>,
@@ -54,6 +69,18 @@ fn spawn_with(
     size: usize,
     id: &UniqueId,
     device: usize,
+) -> Rank {
+    spawn_full(wrapper, scenario, rank, size, id, device, &[])
+}
+
+fn spawn_full(
+    wrapper: Option<&[&str]>,
+    scenario: &str,
+    rank: usize,
+    size: usize,
+    id: &UniqueId,
+    device: usize,
+    env: &[(&str, &str)],
 ) -> Rank {
     let exe = std::env::current_exe().unwrap();
     let mut cmd = match wrapper {
@@ -77,6 +104,7 @@ fn spawn_with(
         .env("WORLD_SIZE", size.to_string())
         .env("SIM_DEVICE", device.to_string())
         .env("NCCL_RS_TEST_ID", id.to_hex())
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -366,6 +394,75 @@ fn child() {
                 before.0, after.0, before.1, after.1
             );
             comm.close().unwrap();
+        }
+        "shrink-after-kill" => {
+            let comm = init(&Config::new().blocking(false)).unwrap();
+            comm.wait_ready(PATIENCE).unwrap();
+            if rank == 2 {
+                println!("@@ ready");
+                std::thread::sleep(Duration::from_secs(3600)); // killed by the parent
+                return;
+            }
+            let mut x = DeviceBuffer::from_slice(&s, &[1u32; 64]).unwrap();
+            comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+            let e = s.synchronize_timeout(PATIENCE).unwrap_err();
+            println!("@@ failed {e}");
+            let revoked = comm.revoke().unwrap();
+            let shrunk = revoked.shrink(&[2], &Config::new()).unwrap();
+            let s2 = Stream::new(&dev).unwrap();
+            let mut y = DeviceBuffer::from_slice(&s2, &[rank as u32; 4]).unwrap();
+            shrunk
+                .comm
+                .all_reduce_in_place(&mut y, ReduceOp::Sum, &s2)
+                .unwrap();
+            println!(
+                "@@ shrunk {} {} {:?}",
+                shrunk.comm.rank(),
+                shrunk.comm.size(),
+                y.to_vec(&s2).unwrap()
+            );
+            shrunk.comm.close().unwrap();
+            drop(revoked);
+        }
+        "grow" => {
+            // Ranks 0 and 1 grow into 3; rank 2 joins with the id rank 0 writes.
+            let file = std::path::PathBuf::from(std::env::var("NCCL_RS_TEST_FILE").unwrap());
+            let grown = if rank < 2 {
+                let comm = Communicator::init(&dev, rank, 2, &id, &Config::new()).unwrap();
+                let made = (rank == 0).then(|| comm.grow_id().unwrap());
+                if let Some(g) = made {
+                    let tmp = file.with_extension("tmp");
+                    std::fs::write(&tmp, g.to_hex()).unwrap();
+                    std::fs::rename(&tmp, &file).unwrap();
+                }
+                comm.grow(3, made.as_ref(), &Config::new()).unwrap()
+            } else {
+                let g = loop {
+                    match std::fs::read_to_string(&file) {
+                        Ok(t) => break nccl_safe::GrowId::from_hex(&t).unwrap(),
+                        Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                    }
+                };
+                let cfg = Config::new().call_timeout(PATIENCE);
+                match Communicator::join_grown(&dev, rank, 3, &g, &cfg) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        println!("@@ refused {e}");
+                        return;
+                    }
+                }
+            };
+            let mut y = DeviceBuffer::from_slice(&s, &[rank as u32 + 1; 4]).unwrap();
+            grown
+                .all_reduce_in_place(&mut y, ReduceOp::Sum, &s)
+                .unwrap();
+            println!("@@ grown {} {:?}", grown.rank(), y.to_vec(&s).unwrap());
+            // Stay until the parent tried a late joiner (its refusal comes from the
+            // grow's root, which lives as long as a process of the grow does).
+            std::thread::sleep(Duration::from_millis(
+                std::env::var("NCCL_RS_TEST_STAY_MS").map_or(0, |v| v.parse().unwrap()),
+            ));
+            grown.close().unwrap();
         }
         other => panic!("unknown scenario {other}"),
     }

@@ -88,6 +88,7 @@ fn live_on(device: &Device) -> Vec<Arc<CommInner>> {
 /// What ended a communicator's unfinished launches, as their streams' errors say it.
 const BY_ABORT: &str = "an abort";
 const BY_STOP: &str = "a stop (another communicator's teardown on the device)";
+const BY_REVOKE: &str = "a revoke";
 
 /// A launch this communicator remembers until it completes.
 #[derive(Clone)]
@@ -105,7 +106,7 @@ impl Launched {
 pub(crate) struct CommInner {
     pub(super) device: Device,
     pub(super) rank: usize,
-    size: usize,
+    pub(super) size: usize,
     pub(super) config: Config,
     pub(super) imp: CommImpl,
     aborted: AtomicBool,
@@ -117,6 +118,12 @@ pub(crate) struct CommInner {
     launches: AtomicUsize,
     /// Set by `finalize`: no more operations.
     finalized: AtomicBool,
+    /// Set by a revoke or a shrink in abort mode: no more operations; teardown
+    /// aborts (never destroys, which can block forever on such a parent).
+    pub(super) revoked: AtomicBool,
+    /// The id `grow_id` made for this communicator's next grow, until a grow uses it
+    /// (NCCL: no second id while one is unused).
+    pub(super) grow_id: Mutex<Option<[u8; 128]>>,
     /// Each launch's completion event and its stream's [`StreamFailure`]: the work still
     /// outstanding, and where to say that an abort or stop cut it short.
     pub(super) pending: Mutex<Vec<Launched>>,
@@ -124,11 +131,11 @@ pub(crate) struct CommInner {
     prune_at: AtomicUsize,
     /// How many communicators the call that made this one made (more than one for
     /// [`Communicator::init_all`]).
-    together: usize,
+    pub(super) together: usize,
 }
 
 impl CommInner {
-    fn new(
+    pub(super) fn new(
         device: Device,
         rank: usize,
         size: usize,
@@ -147,6 +154,8 @@ impl CommInner {
             stopped: AtomicBool::new(false),
             launches: AtomicUsize::new(0),
             finalized: AtomicBool::new(false),
+            revoked: AtomicBool::new(false),
+            grow_id: Mutex::new(None),
             pending: Mutex::new(Vec::new()),
             prune_at: AtomicUsize::new(64),
             together,
@@ -157,7 +166,7 @@ impl CommInner {
         inner
     }
 
-    fn outstanding(&self) -> usize {
+    pub(super) fn outstanding(&self) -> usize {
         let mut p = lock(&self.pending);
         p.retain(|l| !l.done());
         p.len()
@@ -169,7 +178,7 @@ impl CommInner {
     /// fails them itself too; this makes both drivers say so). The caller has set
     /// the flag that refuses new launches first, so a launch racing this one sees it
     /// in `note_launch`.
-    fn cut_short(&self, how: &str) {
+    pub(super) fn cut_short(&self, how: &str) {
         let p = lock(&self.pending);
         for l in p.iter().filter(|l| !l.done()) {
             l.failure.set(self.cut_error(how));
@@ -186,12 +195,14 @@ impl CommInner {
         }
     }
 
-    /// How the communicator was ended, if it was (aborted or stopped).
+    /// How the communicator was ended, if it was (aborted, stopped or revoked).
     fn ended_by(&self) -> Option<&'static str> {
         if self.stopped.load(Ordering::Acquire) {
             Some(BY_STOP)
         } else if self.aborted.load(Ordering::Acquire) {
             Some(BY_ABORT)
+        } else if self.revoked.load(Ordering::Acquire) {
+            Some(BY_REVOKE)
         } else {
             None
         }
@@ -221,10 +232,38 @@ impl CommInner {
                 what: format!("{op} on rank {} of {}", self.rank, self.size),
             });
         }
+        if self.revoked.load(Ordering::Acquire) {
+            return Err(Error::Aborted {
+                what: format!(
+                    "{op} on rank {} of {}: the communicator was revoked (or shrunk in abort \
+                     mode); only shrink, abort and drop remain",
+                    self.rank, self.size
+                ),
+            });
+        }
         if self.closed.load(Ordering::Acquire) {
             return Err(Error::InvalidUsage {
                 op,
                 reason: "the communicator was closed".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Refuses to make a new communicator from this one once it was aborted, stopped
+    /// or closed (NCCL freed it: nothing is left to shrink or grow). A revoked one is
+    /// fine: revoking frees nothing.
+    pub(super) fn check_not_freed(&self, op: &'static str) -> Result<()> {
+        let freed = self.aborted.load(Ordering::Acquire)
+            || self.stopped.load(Ordering::Acquire)
+            || self.closed.load(Ordering::Acquire);
+        if freed {
+            return Err(Error::Aborted {
+                what: format!(
+                    "{op} on rank {} of {}: the communicator was aborted or closed, which \
+                     frees it; only a revoked one can still be shrunk",
+                    self.rank, self.size
+                ),
             });
         }
         Ok(())
@@ -352,6 +391,32 @@ impl CommInner {
         self.imp.signal_abort();
         self.quiesce_device("aborted", self.config.teardown_timeout);
         self.imp.abort(self.config.teardown_timeout)
+    }
+
+    /// Revokes (local): refuses new operations, remembers what is cut short (its
+    /// streams fail: NCCL's revoked kernels end without an error), then stops the
+    /// in-flight work and waits, at most the call timeout, until the communicator is
+    /// quiescent (`ncclCommRevoke`; the sim's abort flag). Idempotent; a no-op on an
+    /// aborted or closed communicator, which has nothing left to stop.
+    pub(super) fn revoke_now(&self) -> Result<()> {
+        if !self.mark_revoked() {
+            return Ok(());
+        }
+        self.imp.revoke(self.config.call_timeout)
+    }
+
+    /// Marks the communicator revoked (new operations refused, its teardown an abort)
+    /// and remembers what that cuts short; `false` when it was revoked already, or
+    /// aborted or closed (nothing left to stop). The caller stops the work.
+    pub(super) fn mark_revoked(&self) -> bool {
+        if self.revoked.swap(true, Ordering::AcqRel)
+            || self.aborted.load(Ordering::Acquire)
+            || self.closed.load(Ordering::Acquire)
+        {
+            return false;
+        }
+        self.cut_short(BY_REVOKE);
+        true
     }
 
     /// Before this communicator's teardown synchronises the device (freeing memory
@@ -489,10 +554,18 @@ impl CommInner {
 
     /// Decision 8: finalize under a deadline, then destroy; on error or deadline,
     /// abort.
-    fn teardown(&self) -> Result<()> {
+    pub(super) fn teardown(&self) -> Result<()> {
         if self.aborted.load(Ordering::Acquire) || self.closed.load(Ordering::Acquire) {
             self.closed.store(true, Ordering::Release);
             return Ok(());
+        }
+        if self.revoked.load(Ordering::Acquire) {
+            // A revoked parent, or one shrunk in abort mode, is released with abort:
+            // destroy on it can block forever (NCCL 2.31.2 and later wait in an
+            // intra-node barrier for ranks that are gone).
+            let result = self.abort_now();
+            self.closed.store(true, Ordering::Release);
+            return result;
         }
         match self.finalize() {
             Ok(()) => self.destroy(),
@@ -552,7 +625,7 @@ pub struct Communicator {
 /// the `collectives` layer's failure propagation through its store).
 #[derive(Clone)]
 pub struct AbortHandle {
-    inner: Arc<CommInner>,
+    pub(super) inner: Arc<CommInner>,
 }
 
 impl AbortHandle {
@@ -893,32 +966,38 @@ impl Communicator {
 
 impl Drop for Communicator {
     fn drop(&mut self) {
-        // Only the last owner tears down (abort handles share the inner state).
-        if self.inner.closed.load(Ordering::Acquire) {
-            return;
-        }
-        let inner = self.inner.clone();
-        if inner.imp.kind() == DriverKind::Cuda {
-            wait_for_teardowns_at_exit();
-        }
-        *lock(&TEARDOWNS.0) += 1;
-        let spawned = std::thread::Builder::new()
-            .name("nccl-rs-teardown".into())
-            .spawn(move || {
-                let _count = TeardownRunning;
-                if let Err(e) = inner.teardown() {
-                    log::warn!(
-                        "{}: communicator rank {} teardown: {e}",
-                        inner.device,
-                        inner.rank
-                    );
-                }
-            });
-        if spawned.is_err() {
-            drop(TeardownRunning);
-            // No thread: abort, which never waits for peers.
-            let _ = self.inner.abort_now();
-        }
+        release(&self.inner);
+    }
+}
+
+/// Tears `inner` down on a thread of its own (what dropping its owner does; abort
+/// handles share the inner state but never tear it down): finalize and destroy, or
+/// abort for a revoked communicator (see [`CommInner::teardown`]).
+fn release(inner: &Arc<CommInner>) {
+    if inner.closed.load(Ordering::Acquire) {
+        return;
+    }
+    if inner.imp.kind() == DriverKind::Cuda {
+        wait_for_teardowns_at_exit();
+    }
+    *lock(&TEARDOWNS.0) += 1;
+    let moved = inner.clone();
+    let spawned = std::thread::Builder::new()
+        .name("nccl-rs-teardown".into())
+        .spawn(move || {
+            let _count = TeardownRunning;
+            if let Err(e) = moved.teardown() {
+                log::warn!(
+                    "{}: communicator rank {} teardown: {e}",
+                    moved.device,
+                    moved.rank
+                );
+            }
+        });
+    if spawned.is_err() {
+        drop(TeardownRunning);
+        // No thread: abort, which never waits for peers.
+        let _ = inner.abort_now();
     }
 }
 
@@ -1111,6 +1190,27 @@ mod tests {
         );
         gate.open();
         comm.inner.aborted.store(false, Ordering::Release);
+    }
+
+    #[test]
+    fn a_revoked_communicator_is_released_by_abort_and_a_live_one_by_destroy() {
+        // Decision 15: destroying a revoked (or shrunk-with-abort) parent can block
+        // forever since NCCL 2.31.2; its drop aborts. A live one's drop destroys.
+        let one = |ordinal| {
+            let dev = Device::sim(ordinal).unwrap();
+            Communicator::init_all(std::slice::from_ref(&dev), &Config::new())
+                .unwrap()
+                .pop()
+                .unwrap()
+        };
+        let (revoked, live) = (one(4), one(5));
+        let (a, b) = (revoked.inner.clone(), live.inner.clone());
+        drop(revoked.revoke().unwrap());
+        drop(live);
+        assert!(wait_for_teardowns(Duration::from_secs(20)));
+        assert!(a.aborted.load(Ordering::Acquire), "released by abort");
+        assert!(!b.aborted.load(Ordering::Acquire), "released by destroy");
+        assert!(a.closed.load(Ordering::Acquire) && b.closed.load(Ordering::Acquire));
     }
 
     #[test]

@@ -3,15 +3,18 @@
 //! - `id.rs`: the ways to make a [`UniqueId`] that ask a driver or NCCL;
 //! - `communicator.rs`: [`Communicator`] and its lifecycle, [`AbortHandle`];
 //! - `collectives.rs`: the collectives, point-to-point, [`ReduceOp`];
-//! - `group.rs`: [`group`].
+//! - `group.rs`: [`group`];
+//! - `reshape.rs`: revoke, shrink and grow ([`Revoked`], [`Shrunk`], [`GrowId`]).
 
 mod collectives;
 mod communicator;
 mod group;
 mod id;
 mod label;
+mod reshape;
 
 pub use collectives::ReduceOp;
 pub use communicator::{AbortHandle, Communicator, wait_for_teardowns};
 pub use group::{Group, group};
 pub use label::{with_call_label, with_checked_call_label};
+pub use reshape::{GrowId, RankMap, Revoked, Shrunk};

@@ -32,21 +32,21 @@ use crate::base::op::{LaunchOp, RedOp};
 use crate::sync::lock;
 use crate::{Error, Result, check};
 
-fn lib() -> Result<&'static sys::Nccl> {
+pub(super) fn lib() -> Result<&'static sys::Nccl> {
     Ok(sys::nccl()?)
 }
 
 /// The config as NCCL got it, with the strings it points into. NCCL keeps those
 /// pointers (the background init and profiler plugins read `commName`), so both stay
 /// on the heap for as long as the communicator.
-struct RawConfig {
+pub(super) struct RawConfig {
     raw: sys::ncclConfig_t,
     _strings: Vec<CString>,
 }
 
 impl RawConfig {
     /// `config` made non-blocking (see the module's comment).
-    fn new(config: &Config) -> Result<Box<RawConfig>> {
+    pub(super) fn new(config: &Config) -> Result<Box<RawConfig>> {
         let (mut raw, strings) = config.to_raw()?;
         raw.blocking = 0;
         Ok(Box::new(RawConfig {
@@ -55,7 +55,7 @@ impl RawConfig {
         }))
     }
 
-    fn as_mut_ptr(&mut self) -> *mut sys::ncclConfig_t {
+    pub(super) fn as_mut_ptr(&mut self) -> *mut sys::ncclConfig_t {
         &mut self.raw
     }
 }
@@ -99,7 +99,12 @@ unsafe impl Sync for CudaComm {}
 /// `timeout`. The device's NCCL lock is taken for each poll and released between
 /// polls, so an abort handle can get in (Decision 7); an aborted communicator ends
 /// the wait with [`Error::Aborted`].
-fn poll(comm: &CudaComm, device: &CudaDevice, timeout: Duration, op: &'static str) -> Result<()> {
+pub(super) fn poll(
+    comm: &CudaComm,
+    device: &CudaDevice,
+    timeout: Duration,
+    op: &'static str,
+) -> Result<()> {
     let lib = lib()?;
     let deadline = crate::sync::deadline(timeout);
     let mut pause = Duration::from_micros(1);
@@ -131,7 +136,7 @@ fn poll(comm: &CudaComm, device: &CudaDevice, timeout: Duration, op: &'static st
 }
 
 impl CudaComm {
-    fn from_parts(raw: sys::ncclComm_t, config: Box<RawConfig>) -> CudaComm {
+    pub(super) fn from_parts(raw: sys::ncclComm_t, config: Box<RawConfig>) -> CudaComm {
         CudaComm {
             raw: Mutex::new(Some(raw as usize)),
             _config: config,
@@ -140,7 +145,7 @@ impl CudaComm {
         }
     }
 
-    fn raw(&self) -> Result<sys::ncclComm_t> {
+    pub(super) fn raw(&self) -> Result<sys::ncclComm_t> {
         match *lock(&self.raw) {
             Some(p) => Ok(p as sys::ncclComm_t),
             None => Err(Error::Aborted {
@@ -433,27 +438,55 @@ impl CudaComm {
         timeout: Duration,
     ) -> Result<Option<(usize, usize, CudaComm)>> {
         let lib = lib()?;
+        let color = color.map_or(sys::NCCL_SPLIT_NOCOLOR, |c| c as i32);
+        self.child(
+            device,
+            "ncclCommSplit",
+            config,
+            timeout,
+            |parent, slot, cfg| {
+                // SAFETY: a live parent; the out-slot and the config are on the heap and
+                // outlive NCCL's use of them (see `child`).
+                Ok(unsafe { lib.ncclCommSplit(parent, color, key, slot, cfg)? })
+            },
+        )
+    }
+
+    /// Makes a child of this communicator (a split, shrink or grow) with `start`,
+    /// given the parent, the child's out-slot and its config: the call is issued
+    /// under the NCCL lock, then the parent and the child are polled without it.
+    /// `None` when NCCL made no child for this rank (a split without a colour).
+    ///
+    /// When the parent's poll fails, the parent cannot be used again (NCCL refuses
+    /// every call on a communicator whose last one did not succeed) and NCCL's job
+    /// may still create the child: the parent is aborted, which joins that job, then
+    /// the child is aborted if it appeared (or, when another thread is freeing the
+    /// parent, that thread does once its abort returned).
+    pub(super) fn child(
+        &self,
+        device: &CudaDevice,
+        call: &'static str,
+        config: &Config,
+        timeout: Duration,
+        start: impl FnOnce(
+            sys::ncclComm_t,
+            *mut sys::ncclComm_t,
+            *mut sys::ncclConfig_t,
+        ) -> Result<sys::ncclResult_t>,
+    ) -> Result<Option<(usize, usize, CudaComm)>> {
+        let lib = lib()?;
         let mut cfg = RawConfig::new(config)?;
         let mut slot: Box<sys::ncclComm_t> = Box::new(ptr::null_mut());
-        // A split launches work on the device like a collective (see `launch_group`).
+        // Making a child launches work on the device like a collective (see
+        // `launch_group`).
         let order = device.launch_lock();
-        let color = color.map_or(sys::NCCL_SPLIT_NOCOLOR, |c| c as i32);
         {
             let _guard = device.nccl_lock();
             let parent = self.raw()?;
             let _ctx = device.bind()?;
-            // SAFETY: a live parent; the out-slot and the config are on the heap and
-            // outlive NCCL's use of them (see above).
-            started("ncclCommSplit", unsafe {
-                lib.ncclCommSplit(parent, color, key, &mut *slot, cfg.as_mut_ptr())?
-            })?;
+            started(call, start(parent, &mut *slot, cfg.as_mut_ptr())?)?;
         }
-        if let Err(e) = poll(self, device, timeout, "ncclCommSplit") {
-            // The parent cannot be used again (NCCL refuses every call on a
-            // communicator whose last one did not succeed) and the split may still
-            // create the child: abort the parent, which joins the split's job, then
-            // abort the child if it appeared (or, when another thread is freeing the
-            // parent, that thread does once its abort returned).
+        if let Err(e) = poll(self, device, timeout, call) {
             drop(order);
             lock(&self.unconfirmed)
                 .splits
@@ -468,7 +501,7 @@ impl CudaComm {
             return Ok(None);
         }
         let child = CudaComm::from_parts(new, cfg);
-        if let Err(e) = poll(&child, device, timeout, "ncclCommSplit") {
+        if let Err(e) = poll(&child, device, timeout, call) {
             let _ = child.abort(device);
             return Err(e);
         }

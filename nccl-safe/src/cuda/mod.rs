@@ -14,7 +14,10 @@ mod issue;
 mod kernels;
 pub(crate) mod poller;
 pub(crate) mod ptx;
+mod reshape;
 mod stream;
+
+pub(crate) use reshape::{join_grown, raw_id};
 
 use std::ffi::c_void;
 use std::ptr;

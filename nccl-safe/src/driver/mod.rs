@@ -179,12 +179,22 @@ impl DeviceImpl {
         wait: bool,
     ) -> Result<CommImpl> {
         match self {
-            DeviceImpl::Sim(d) => Ok(CommImpl::Sim(SimCommunicator::join(
-                id, rank, size, d, wait,
-            )?)),
+            DeviceImpl::Sim(d) => {
+                if crate::sim::is_grow_id(id) {
+                    return Err(Error::InvalidArgument {
+                        op: "communicator init",
+                        reason: "this id was made by grow_id for a grow: a new rank joins \
+                                 with Communicator::join_grown"
+                            .into(),
+                    });
+                }
+                Ok(CommImpl::Sim(SimCommunicator::join(
+                    id, rank, size, d, wait,
+                )?))
+            }
             DeviceImpl::Cuda(d) => {
                 refuse_sim_id(id)?;
-                let comm = CudaComm::init(d, rank, size, &raw_id(id), config)?;
+                let comm = CudaComm::init(d, rank, size, &crate::cuda::raw_id(id), config)?;
                 Ok(CommImpl::Cuda {
                     comm,
                     device: d.clone(),
@@ -209,14 +219,6 @@ fn refuse_sim_id(id: &[u8; 128]) -> Result<()> {
     Ok(())
 }
 
-fn raw_id(id: &[u8; 128]) -> sys::ncclUniqueId {
-    let mut raw = sys::ncclUniqueId::default();
-    for (c, b) in raw.internal.iter_mut().zip(id.iter()) {
-        *c = *b as std::ffi::c_char;
-    }
-    raw
-}
-
 /// One communicator of one process over several cuda devices, created in one NCCL
 /// group (non-blocking; the caller waits for readiness).
 pub(crate) fn init_cuda_comms(
@@ -232,7 +234,7 @@ pub(crate) fn init_cuda_comms(
         })
         .collect::<Result<_>>()?;
     refuse_sim_id(id)?;
-    let comms = CudaComm::init_all(&cuda, &raw_id(id), config)?;
+    let comms = CudaComm::init_all(&cuda, &crate::cuda::raw_id(id), config)?;
     Ok(comms
         .into_iter()
         .zip(cuda)
@@ -669,6 +671,122 @@ impl CommImpl {
                         },
                     )
                 }))
+            }
+        }
+    }
+}
+
+impl CommImpl {
+    /// Stops this rank's operations and waits (at most `timeout`) until the
+    /// communicator is quiescent: the sim's abort flag; cuda's `ncclCommRevoke`
+    /// polled until NCCL reports it quiescent.
+    pub fn revoke(&self, timeout: Duration) -> Result<()> {
+        match self {
+            CommImpl::Sim(c) => {
+                c.signal_revoke();
+                Ok(())
+            }
+            CommImpl::Cuda { comm, device } => comm.revoke_quiesced(device, timeout),
+        }
+    }
+
+    /// Shrinks without the (sorted, checked) ranks of `exclude`: this rank's new rank,
+    /// the new size, the new communicator. `abort_first`: the parent's work is stopped
+    /// first (cuda's `NCCL_SHRINK_ABORT`; the sim's abort flag).
+    pub fn shrink(
+        &self,
+        exclude: &[usize],
+        abort_first: bool,
+        config: &Config,
+        parent_config: &Config,
+    ) -> Result<(usize, usize, CommImpl)> {
+        let timeout = parent_config.call_timeout;
+        match self {
+            CommImpl::Sim(c) => {
+                if abort_first {
+                    c.signal_revoke();
+                }
+                let (rank, size, c) = c.shrink(exclude, Some(timeout))?;
+                Ok((rank, size, CommImpl::Sim(c)))
+            }
+            CommImpl::Cuda { comm, device } => {
+                let (rank, size, comm) =
+                    comm.shrink(device, exclude, abort_first, config, timeout)?;
+                Ok((
+                    rank,
+                    size,
+                    CommImpl::Cuda {
+                        comm,
+                        device: device.clone(),
+                    },
+                ))
+            }
+        }
+    }
+
+    /// The id of this communicator's next grow (`ncclCommGetUniqueId`).
+    pub fn grow_id(&self) -> Result<[u8; 128]> {
+        match self {
+            CommImpl::Sim(c) => c.grow_id(),
+            CommImpl::Cuda { comm, device } => comm.grow_id(device),
+        }
+    }
+
+    /// Grows to `size` ranks, as an existing rank (`id` on the rank that made it).
+    pub fn grow(
+        &self,
+        size: usize,
+        id: Option<&[u8; 128]>,
+        config: &Config,
+        parent_config: &Config,
+    ) -> Result<CommImpl> {
+        let timeout = parent_config.call_timeout;
+        match self {
+            CommImpl::Sim(c) => Ok(CommImpl::Sim(c.grow(size, id, Some(timeout))?)),
+            CommImpl::Cuda { comm, device } => {
+                let comm = comm.grow(device, size, id, config, timeout)?;
+                Ok(CommImpl::Cuda {
+                    comm,
+                    device: device.clone(),
+                })
+            }
+        }
+    }
+}
+
+impl DeviceImpl {
+    /// Joins a grow as new rank `rank` of `size` with `id` (made by an existing
+    /// rank), waiting at most the config's call timeout.
+    pub fn join_grown(
+        &self,
+        id: &[u8; 128],
+        rank: usize,
+        size: usize,
+        config: &Config,
+    ) -> Result<CommImpl> {
+        let timeout = config.call_timeout;
+        match self {
+            DeviceImpl::Sim(_) if !crate::sim::is_grow_id(id) => Err(Error::InvalidArgument {
+                op: "join_grown",
+                reason: "this id was not made by grow_id (an existing rank's \
+                             Communicator::grow_id makes it); a new communicator is made \
+                             with Communicator::init"
+                    .into(),
+            }),
+            DeviceImpl::Sim(d) => Ok(CommImpl::Sim(SimCommunicator::join_grown(
+                id,
+                rank,
+                size,
+                d,
+                Some(timeout),
+            )?)),
+            DeviceImpl::Cuda(d) => {
+                refuse_sim_id(id)?;
+                let comm = crate::cuda::join_grown(d, rank, size, id, config, timeout)?;
+                Ok(CommImpl::Cuda {
+                    comm,
+                    device: d.clone(),
+                })
             }
         }
     }

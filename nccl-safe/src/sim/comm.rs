@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use super::live::Live;
-use super::rendezvous::Join;
+use super::rendezvous::{GROW_TAG, Join};
 use super::segment::{ABORTED, ALIVE, DESTROYED};
 use super::{SimDevice, SimStream};
 use crate::base::op::LaunchOp;
@@ -170,6 +170,14 @@ impl SimCommunicator {
         }
     }
 
+    /// A revoke: the abort flag, with this rank's messages saying "revoked".
+    pub fn signal_revoke(&self) {
+        if let Some(l) = self.live.get() {
+            l.revoked.store(true, Ordering::Release);
+        }
+        self.signal_abort();
+    }
+
     /// Destroys (collective: peers that still need this rank fail), then waits for all
     /// work on the device as `ncclCommDestroy`'s frees do.
     pub fn destroy(&self, timeout: Duration) -> Result<()> {
@@ -207,5 +215,110 @@ impl SimCommunicator {
         }
         child.live("split")?;
         Ok(Some((rank, size, child)))
+    }
+
+    /// The joined state, also after an abort or revoke (shrink needs it then).
+    fn joined(&self, op: &'static str) -> Result<Arc<Live>> {
+        match self.live.get() {
+            Some(l) => Ok(l.clone()),
+            None => self.live(op).cloned(),
+        }
+    }
+
+    /// Waits for a child's join (at most `timeout`), then builds it.
+    fn finish_join(
+        child: &SimCommunicator,
+        op: &'static str,
+        timeout: Option<Duration>,
+    ) -> Result<()> {
+        child.join.wait_done(timeout)?;
+        child.live(op)?;
+        Ok(())
+    }
+
+    /// Shrinks: the ranks not in `exclude` (sorted, without this rank: the caller
+    /// checked) join a new communicator, numbered in their old order, through an id
+    /// derived from this one's. Excluded ranks take no part, whatever their state.
+    /// Then the new ranks compare their lists: a rank that excluded others fails the
+    /// shrink on every rank with [`Error::Mismatch`].
+    pub fn shrink(
+        &self,
+        exclude: &[usize],
+        timeout: Option<Duration>,
+    ) -> Result<(usize, usize, SimCommunicator)> {
+        let live = self.joined("shrink")?;
+        let seq = live.shrink_seq.fetch_add(1, Ordering::Relaxed);
+        let id = live.derived_id(seq, 0, b"shrnk");
+        let size = live.size() - exclude.len();
+        let rank = (0..self.rank).filter(|r| !exclude.contains(r)).count();
+        let child = SimCommunicator::join(&id, rank, size, &self.device, false)?;
+        Self::finish_join(&child, "shrink", timeout)?;
+        let digest = exclude.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &r| {
+            (h ^ r as u64).wrapping_mul(0x100_0000_01b3)
+        }) | 1;
+        let new = child.live("shrink")?.clone();
+        let (_, asks) =
+            new.exchange("shrink", digest, self.rank as i32, &child.aborted, timeout)?;
+        if let Some((other, &(_, old))) = asks.iter().enumerate().find(|(_, a)| a.0 != digest) {
+            let list: Vec<String> = exclude.iter().map(|r| r.to_string()).collect();
+            child.signal_abort();
+            return Err(Error::Mismatch {
+                what: "shrink".into(),
+                detail: format!(
+                    "new rank {other} (old rank {old}, pid {}) excluded other ranks than \
+                     new rank {rank} (old rank {}, pid {}), which excluded [{}]",
+                    new.members[other].pid,
+                    self.rank,
+                    new.members[rank].pid,
+                    list.join(",")
+                ),
+            });
+        }
+        Ok((rank, size, child))
+    }
+
+    /// The id of this communicator's next grow (`ncclCommGetUniqueId`): derived from
+    /// this one's, so every existing rank finds it without being told.
+    pub fn grow_id(&self) -> Result<[u8; 128]> {
+        let live = self.joined("grow_id")?;
+        Ok(live.derived_id(live.grow_seq.load(Ordering::Acquire), 0, GROW_TAG))
+    }
+
+    /// Grows, as an existing rank (keeping its rank): `made` is the id when this rank
+    /// made it with [`SimCommunicator::grow_id`]. The grow's rendezvous root refuses
+    /// later joiners of the id (`rendezvous.rs`).
+    pub fn grow(
+        &self,
+        size: usize,
+        made: Option<&[u8; 128]>,
+        timeout: Option<Duration>,
+    ) -> Result<SimCommunicator> {
+        let live = self.joined("grow")?;
+        let seq = live.grow_seq.fetch_add(1, Ordering::AcqRel);
+        let id = live.derived_id(seq, 0, GROW_TAG);
+        if made.is_some_and(|m| *m != id) {
+            return Err(Error::InvalidUsage {
+                op: "grow",
+                reason: "the id is not this communicator's id for this grow (grow_id makes \
+                         it, once per grow)"
+                    .into(),
+            });
+        }
+        let child = SimCommunicator::join(&id, self.rank, size, &self.device, false)?;
+        Self::finish_join(&child, "grow", timeout)?;
+        Ok(child)
+    }
+
+    /// Joins a grow as a new rank `rank` of `size`, with the id an existing rank made.
+    pub fn join_grown(
+        id: &[u8; 128],
+        rank: usize,
+        size: usize,
+        device: &Arc<SimDevice>,
+        timeout: Option<Duration>,
+    ) -> Result<SimCommunicator> {
+        let child = SimCommunicator::join(id, rank, size, device, false)?;
+        Self::finish_join(&child, "join_grown", timeout)?;
+        Ok(child)
     }
 }

@@ -68,6 +68,12 @@ pub(crate) struct Live {
     /// Messages counted per (from, to, is_send).
     pub p2p_seq: Mutex<HashMap<(usize, usize, bool), u64>>,
     split_seq: AtomicU64,
+    /// Shrinks and grows of this communicator so far (each derives its child's id).
+    pub shrink_seq: AtomicU64,
+    pub grow_seq: AtomicU64,
+    /// Set when this rank's abort state came from a revoke (messages say so; peers
+    /// see an aborted rank either way).
+    pub revoked: AtomicBool,
     /// When a wait last looked at its peers' processes.
     pub last_liveness: Mutex<Instant>,
 }
@@ -107,6 +113,9 @@ impl Live {
             launches: AtomicU64::new(0),
             p2p_seq: Mutex::new(HashMap::new()),
             split_seq: AtomicU64::new(0),
+            shrink_seq: AtomicU64::new(0),
+            grow_seq: AtomicU64::new(0),
+            revoked: AtomicBool::new(false),
             last_liveness: Mutex::new(Instant::now()),
         })
     }
@@ -270,6 +279,53 @@ impl Live {
         aborted: &AtomicBool,
         timeout: Option<Duration>,
     ) -> Result<Option<(usize, usize, [u8; 128])>> {
+        let word = color.map_or(0, |c| u64::from(c) + 1);
+        let (seq, asks) = self.exchange("split", word, key, aborted, timeout)?;
+        let my_color = asks[self.rank].0;
+        if my_color == 0 {
+            return Ok(None);
+        }
+        let n = self.size();
+        let mut members: Vec<usize> = (0..n).filter(|&r| asks[r].0 == my_color).collect();
+        members.sort_by_key(|&r| (asks[r].1, r));
+        let new_rank = members.iter().position(|&r| r == self.rank).unwrap_or(0);
+        let id = self.derived_id(seq, my_color, b"split");
+        Ok(Some((new_rank, members.len(), id)))
+    }
+
+    /// An id derived from this communicator's: the same on every rank that derives it
+    /// with the same `seq`, `salt` and `tag` (five bytes), distinct otherwise.
+    pub(super) fn derived_id(&self, seq: u64, salt: u64, tag: &[u8; 5]) -> [u8; 128] {
+        let mut id = [0u8; 128];
+        id[..8].copy_from_slice(crate::base::id::SIM_MAGIC);
+        id[8..16].copy_from_slice(
+            &self.seg.header().uuid[0]
+                .load(Ordering::Relaxed)
+                .to_le_bytes(),
+        );
+        id[16..24].copy_from_slice(
+            &self.seg.header().uuid[1]
+                .load(Ordering::Relaxed)
+                .to_le_bytes(),
+        );
+        id[24..32].copy_from_slice(&seq.to_le_bytes());
+        id[32..40].copy_from_slice(&salt.to_le_bytes());
+        id[40..45].copy_from_slice(tag);
+        id
+    }
+
+    /// One round of the split slots: every rank publishes a word and a key, and each
+    /// reads every rank's (the split's sequence number, then the pairs in rank order);
+    /// the last to read frees the slot. Every rank of the communicator must take part:
+    /// `op` names the call in errors.
+    pub(super) fn exchange(
+        &self,
+        op: &'static str,
+        word: u64,
+        key: i32,
+        aborted: &AtomicBool,
+        timeout: Option<Duration>,
+    ) -> Result<(u64, Vec<(u64, i32)>)> {
         let n = self.size();
         let seq = self.split_seq.fetch_add(1, Ordering::Relaxed);
         let (head, entry) = self.seg.split(seq);
@@ -277,18 +333,18 @@ impl Live {
         let give_up = |what: &str| -> Result<()> {
             if aborted.load(Ordering::Acquire) {
                 return Err(Error::Aborted {
-                    what: format!("split on rank {}", self.rank),
+                    what: format!("{op} on rank {}", self.rank),
                 });
             }
             if let Some((_, gone)) = self.blame(0..n) {
                 return Err(Error::InvalidUsage {
-                    op: "split",
+                    op,
                     reason: format!("{gone} while {what}"),
                 });
             }
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(Error::Timeout {
-                    op: "communicator split",
+                    op,
                     waited: timeout.unwrap_or_default(),
                 });
             }
@@ -303,14 +359,13 @@ impl Live {
                 if cur == 0 || cur == seq + 1 {
                     head.seq.store(seq + 1, Ordering::Release);
                     let mine: &SplitEntry = entry(self.rank);
-                    mine.color
-                        .store(color.map_or(0, |c| u64::from(c) + 1), Ordering::Relaxed);
+                    mine.color.store(word, Ordering::Relaxed);
                     mine.key.store(key as u32, Ordering::Relaxed);
                     mine.state.store(REGISTERED, Ordering::Release);
                     break;
                 }
             }
-            give_up("waiting for an earlier split")?;
+            give_up("waiting for an earlier split or shrink")?;
             self.look_at_peers(0..n);
             self.seg.wait_bell(seen);
         }
@@ -320,7 +375,7 @@ impl Live {
             if (0..n).all(|r| entry(r).state.load(Ordering::Acquire) == REGISTERED) {
                 break;
             }
-            give_up("waiting for every rank to split")?;
+            give_up("waiting for every rank to take part")?;
             self.look_at_peers(0..n);
             self.seg.wait_bell(seen);
         }
@@ -344,28 +399,6 @@ impl Live {
             head.seq.store(0, Ordering::Release);
             self.seg.ring();
         }
-        let my_color = asks[self.rank].0;
-        if my_color == 0 {
-            return Ok(None);
-        }
-        let mut members: Vec<usize> = (0..n).filter(|&r| asks[r].0 == my_color).collect();
-        members.sort_by_key(|&r| (asks[r].1, r));
-        let new_rank = members.iter().position(|&r| r == self.rank).unwrap_or(0);
-        let mut id = [0u8; 128];
-        id[..8].copy_from_slice(crate::base::id::SIM_MAGIC);
-        id[8..16].copy_from_slice(
-            &self.seg.header().uuid[0]
-                .load(Ordering::Relaxed)
-                .to_le_bytes(),
-        );
-        id[16..24].copy_from_slice(
-            &self.seg.header().uuid[1]
-                .load(Ordering::Relaxed)
-                .to_le_bytes(),
-        );
-        id[24..32].copy_from_slice(&seq.to_le_bytes());
-        id[32..40].copy_from_slice(&my_color.to_le_bytes());
-        id[40..45].copy_from_slice(b"split");
-        Ok(Some((new_rank, members.len(), id)))
+        Ok((seq, asks))
     }
 }

@@ -195,7 +195,7 @@ impl Join {
         arena: &Arena,
     ) -> Result<Join> {
         let addr = address(id)?;
-        let stream = connect_or_host(&addr)?;
+        let stream = connect_or_host(&addr, is_grow_id(id))?;
         let (uid, _) = os::peer_cred(&stream).map_err(|e| io_err("communicator init", e))?;
         if uid != os::uid() {
             return Err(Error::InvalidUsage {
@@ -486,8 +486,19 @@ fn complete(
     })
 }
 
-/// Connects to the root of `addr`, hosting it first when there is none.
-fn connect_or_host(addr: &SocketAddr) -> Result<UnixStream> {
+/// The tag of the ids the sim derives for a grow (`Live::derived_id` puts it at 40).
+pub(super) const GROW_TAG: &[u8; 5] = b"grow!";
+
+/// Whether `id` is one the sim made for a grow: only `Communicator::join_grown` and the
+/// existing ranks' grow may use it, once.
+pub(crate) fn is_grow_id(id: &[u8; 128]) -> bool {
+    id[..8] == *crate::base::id::SIM_MAGIC && id[40..45] == *GROW_TAG
+}
+
+/// Connects to the root of `addr`, hosting it first when there is none. The root of
+/// a grow's id (`spent_after`) keeps its name once the grow completed, refusing later
+/// joiners (NCCL: each id from `ncclCommGetUniqueId` is used once).
+fn connect_or_host(addr: &SocketAddr, spent_after: bool) -> Result<UnixStream> {
     let started = Instant::now();
     let mut nap = Duration::from_micros(50);
     loop {
@@ -505,7 +516,13 @@ fn connect_or_host(addr: &SocketAddr) -> Result<UnixStream> {
             Ok(listener) => {
                 std::thread::Builder::new()
                     .name("nccl-rs-sim-root".into())
-                    .spawn(move || Root::default().serve(listener))
+                    .spawn(move || {
+                        Root {
+                            spent_after,
+                            ..Root::default()
+                        }
+                        .serve(listener)
+                    })
                     .map_err(|e| io_err("communicator init", e))?;
             }
             Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
@@ -525,6 +542,8 @@ struct Root {
     members: BTreeMap<usize, (Hello, OwnedFd, UnixStream, OwnedFd)>,
     /// Ranks that joined and left again (until they join anew).
     left: std::collections::BTreeSet<usize>,
+    /// A grow's root: once complete, it refuses later joiners (see `refuse_later`).
+    spent_after: bool,
 }
 
 impl Root {
@@ -568,8 +587,12 @@ impl Root {
             let _ = write_msg(&conn, ACK, &[], &[]);
             self.broadcast_status();
             if self.size.is_some_and(|(n, ..)| self.members.len() == n) {
-                // Completes, then returns: the listener (and its name) goes away.
+                // Completes, then returns: the listener (and its name) goes away,
+                // unless the id was a grow's.
                 self.finish();
+                if self.spent_after {
+                    self.refuse_later(&listener);
+                }
                 return;
             }
         }
@@ -643,6 +666,39 @@ impl Root {
         let body = encode_status(&joined, &left);
         for (_, _, s, _) in self.members.values() {
             let _ = write_msg(s, STATUS, &body, &[]);
+        }
+    }
+
+    /// After a grow completed: answers every later joiner of its id with a refusal
+    /// naming the rule, for as long as a process of the grown communicator lives
+    /// (their lifelines tell); without it a late joiner would host a rendezvous of its
+    /// own and wait there until its timeout.
+    fn refuse_later(&self, listener: &UnixListener) {
+        let n = self.members.len();
+        let reason = format!(
+            "this grow id was used by a completed grow into {n} ranks: each id from \
+             grow_id is used once (the coordinator makes a new one with grow_id on the \
+             grown communicator)"
+        );
+        let lifelines: Vec<i32> = self.members.values().map(|m| m.3.as_raw_fd()).collect();
+        loop {
+            // A lifeline becomes readable (end of file) when its process is gone.
+            if lifelines
+                .iter()
+                .all(|&fd| os::poll_readable(fd, Duration::ZERO))
+            {
+                return;
+            }
+            if !os::poll_readable(listener.as_raw_fd(), Duration::from_millis(100)) {
+                continue;
+            }
+            let Ok((conn, _)) = listener.accept() else {
+                continue;
+            };
+            let _ = conn.set_read_timeout(Some(Duration::from_secs(1)));
+            // The hello (and its descriptors, closed here) comes first.
+            let _ = os::recv_with_fds(&conn, HELLO_LEN, 2);
+            let _ = write_msg(&conn, REFUSED, reason.as_bytes(), &[]);
         }
     }
 

@@ -69,8 +69,13 @@ fn wait(
             return Err(e);
         }
         if live.seg.rank(me).state.load(Ordering::Acquire) == ABORTED {
+            let how = if live.revoked.load(Ordering::Acquire) {
+                "revoked"
+            } else {
+                "aborted"
+            };
             return Err(format!(
-                "rank {me}: the communicator was aborted while {what}"
+                "rank {me}: the communicator was {how} while {what}"
             ));
         }
         // The root cause first: a needed peer that is gone explains why others failed.

@@ -211,6 +211,72 @@ pub enum Error {
         /// This process's local rank.
         local_rank: usize,
     },
+    /// An operation on a group that a shrink or a grow replaced: the group it
+    /// returned is the one to use.
+    #[error(
+        "{op} ({call_site}) refused: group {group} on rank {rank} was replaced by its {by} \
+         into epoch {epoch} ({size} ranks, this rank now rank {new_rank}); issue on the group \
+         ProcessGroup::{by} returned"
+    )]
+    Replaced {
+        /// Group name.
+        group: String,
+        /// This rank (in the replaced group).
+        rank: usize,
+        /// The operation refused.
+        op: String,
+        /// Where it was called.
+        call_site: String,
+        /// The call that replaced it.
+        by: ReplacedBy,
+        /// The epoch of the group that replaced it.
+        epoch: u64,
+        /// Its size.
+        size: usize,
+        /// This rank's rank in it.
+        new_rank: usize,
+    },
+    /// A shrink or a grow that could not be made: who is gone could not be agreed on
+    /// in time, this rank was left out, there is no store to agree through, or a
+    /// replacement was not admitted in time.
+    #[error("{op} of group {group} on rank {rank} (epoch {epoch}): {reason}")]
+    Reshape {
+        /// Group name.
+        group: String,
+        /// This rank.
+        rank: usize,
+        /// `shrink`, `admit` or `join` (a replacement joining).
+        op: &'static str,
+        /// The epoch of the group it started from.
+        epoch: u64,
+        /// What went wrong, naming the ranks concerned.
+        reason: String,
+        /// Ranks that neither came nor are known gone (empty when that is not the
+        /// reason).
+        late: Vec<usize>,
+    },
+}
+
+/// What replaced a group ([`Error::Replaced`]): the [`ProcessGroup`](crate::ProcessGroup)
+/// method whose result is the group to use now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplacedBy {
+    /// [`ProcessGroup::shrink`](crate::ProcessGroup::shrink) (or `shrink_excluding`).
+    Shrink,
+    /// [`ProcessGroup::admit`](crate::ProcessGroup::admit).
+    Admit,
+    /// [`ProcessGroup::grow`](crate::ProcessGroup::grow).
+    Grow,
+}
+
+impl std::fmt::Display for ReplacedBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ReplacedBy::Shrink => "shrink",
+            ReplacedBy::Admit => "admit",
+            ReplacedBy::Grow => "grow",
+        })
+    }
 }
 
 /// The variant's name and the `Display` text: what `fn main() -> Result<(), E>`
@@ -240,6 +306,8 @@ impl std::fmt::Debug for Error {
             Error::Rendezvous { .. } => "Rendezvous",
             Error::NoRendezvous { .. } => "NoRendezvous",
             Error::TooFewDevices { .. } => "TooFewDevices",
+            Error::Replaced { .. } => "Replaced",
+            Error::Reshape { .. } => "Reshape",
         };
         write!(f, "Error::{variant}: {self}")
     }

@@ -27,6 +27,7 @@ mod connect;
 mod error;
 mod future;
 mod handle;
+mod heal;
 pub mod launch;
 mod options;
 mod process_group;
@@ -41,7 +42,7 @@ mod watchdog;
 mod work;
 
 pub use connect::runtime_connect;
-pub use error::{Error, Result};
+pub use error::{Error, ReplacedBy, Result};
 pub use future::{WorkFuture, WorkSetFuture};
 pub use handle::GroupHandle;
 pub use launch::{Launch, LaunchError, Launcher, Overrides, Rendezvous, Source};

@@ -25,6 +25,17 @@ pub enum ErrorPolicy {
     /// [`Error::GroupAborted`](crate::Error::GroupAborted) saying that the
     /// communication stream cannot be used again; the communicator is not aborted.
     Report,
+    /// The job goes on without the ranks that failed. As `Abort`, pending operations
+    /// fail and new ones are refused, but the communicator is revoked (its work
+    /// stops; it can still be shrunk) rather than aborted, and a group of
+    /// [`ProcessGroup::from_env`](crate::ProcessGroup::from_env) publishes the
+    /// failure to the job's other ranks as the end of this group's *epoch*, not of
+    /// the job: theirs are revoked too, and neither `nccl-run` nor rank 0 ends the
+    /// job. The program then calls
+    /// [`ProcessGroup::shrink`](crate::ProcessGroup::shrink) on every surviving rank,
+    /// which agrees on who is gone and returns the group of the survivors, and may
+    /// later let replacements in with [`ProcessGroup::admit`](crate::ProcessGroup::admit).
+    Shrink,
 }
 
 /// Settings of a [`ProcessGroup`](crate::ProcessGroup).
@@ -42,6 +53,7 @@ pub struct Options {
     pub(crate) recorder_capacity: usize,
     pub(crate) propagate_failures: bool,
     pub(crate) check_call_sites: bool,
+    pub(crate) shrink_excludes_late: bool,
 }
 
 /// Builder methods that set one field of [`Options`].
@@ -81,6 +93,7 @@ impl Options {
             recorder_capacity: 2000,
             propagate_failures: true,
             check_call_sites: false,
+            shrink_excludes_late: false,
         }
     }
 
@@ -120,6 +133,13 @@ impl Options {
         /// program may issue one collective from different lines on different ranks.
         /// NCCL has no such check; on cuda this does nothing.
         check_call_sites: bool;
+        /// For [`ProcessGroup::shrink`](crate::ProcessGroup::shrink) (default off): a
+        /// rank that is alive as far as the store knows, but did not come to the
+        /// shrink within the group's timeout, is left out of the new group, which it
+        /// learns when it comes. Off: only ranks known gone are left out, and the
+        /// shrink fails naming the late ones: a rank that is only slow is not dropped
+        /// unless the program says so.
+        shrink_excludes_late: bool;
     }
 
     /// How many operations may be in flight before a new call waits for room (at most

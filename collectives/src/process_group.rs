@@ -69,6 +69,30 @@ impl OpInfo {
     }
 }
 
+/// Where a group starts: the first of its line (epoch 0), or one a shrink or a grow
+/// made from another.
+pub(crate) struct Lineage {
+    /// Shrinks and grows since the first group.
+    pub(crate) epoch: u64,
+    /// The next collective's sequence number (users continue where they were).
+    pub(crate) seq: u64,
+    /// Whether this rank came in through a grow.
+    pub(crate) joined_by_grow: bool,
+    /// The flight-record entry of the change that made it.
+    pub(crate) change: Option<Entry>,
+}
+
+impl Lineage {
+    fn first() -> Lineage {
+        Lineage {
+            epoch: 0,
+            seq: 1,
+            joined_by_grow: false,
+            change: None,
+        }
+    }
+}
+
 /// A group of ranks with a communication stream of its own, whose operations return
 /// [`Work`] handles: the calling thread never waits for a peer inside them.
 ///
@@ -140,6 +164,16 @@ fn teardown_timeout(options: &Options) -> Duration {
         .min(Duration::from_secs(30))
 }
 
+/// The configuration of a group's communicator: non-blocking underneath, named after
+/// the group, with its timeouts.
+pub(crate) fn group_config(options: &Options) -> Config {
+    Config::new()
+        .blocking(false)
+        .comm_name(&options.name)
+        .call_timeout(options.timeout)
+        .teardown_timeout(teardown_timeout(options))
+}
+
 impl ProcessGroup {
     /// Joins rank `rank` of `size` named by `id` on `device`, with a non-blocking
     /// communicator underneath.
@@ -154,15 +188,11 @@ impl ProcessGroup {
         id: &UniqueId,
         options: Options,
     ) -> Result<ProcessGroup> {
-        let config = Config::new()
-            .blocking(false)
-            .comm_name(&options.name)
-            .call_timeout(options.timeout)
-            .teardown_timeout(teardown_timeout(&options));
+        let config = group_config(&options);
         options.validate()?;
         let _span = crate::trace::init(&options.name, rank, size);
         let comm = Communicator::init(device, rank, size, id, &config)?;
-        Self::build(comm, options, Some(*id.as_bytes()))
+        Self::build(comm, options, Some(*id.as_bytes()), Lineage::first())
     }
 
     /// A group over an existing communicator, blocking or not (both can be aborted on
@@ -194,13 +224,14 @@ impl ProcessGroup {
             }
             .into());
         }
-        Self::build(comm, options, None)
+        Self::build(comm, options, None, Lineage::first())
     }
 
-    fn build(
+    pub(crate) fn build(
         comm: Communicator,
         options: Options,
         peers_key: Option<[u8; 128]>,
+        lineage: Lineage,
     ) -> Result<ProcessGroup> {
         options.validate()?;
         let abort = comm.abort_handle()?;
@@ -221,10 +252,13 @@ impl ProcessGroup {
             device,
             recorder: FlightRecorder::new(options.recorder_capacity),
             options,
-            comm,
+            comm: std::sync::RwLock::new(Some(comm)),
             abort,
+            epoch: lineage.epoch,
+            joined_by_grow: lineage.joined_by_grow,
+            replaced: Mutex::new(None),
             stream,
-            seq: AtomicU64::new(1),
+            seq: AtomicU64::new(lineage.seq),
             p2p_seq: Mutex::new(HashMap::new()),
             pending: Mutex::new(VecDeque::new()),
             refused: Mutex::new(None),
@@ -236,6 +270,9 @@ impl ProcessGroup {
             watched: AtomicBool::new(false),
             sink: std::sync::OnceLock::new(),
         });
+        if let Some(change) = lineage.change {
+            inner.recorder.push(change);
+        }
         inner.register();
         let watchdog = Watchdog::start(&inner);
         let pg = ProcessGroup {
@@ -315,7 +352,7 @@ impl ProcessGroup {
     /// Marks this thread as issuing; refuses a second thread, and a switch of threads
     /// while the first one's operations are in flight (the ranks could not agree on
     /// one order of calls made from several threads).
-    fn enter(&self, site: &str) -> Result<Issuing<'_>> {
+    pub(crate) fn enter(&self, site: &str) -> Result<Issuing<'_>> {
         let inner = &self.inner;
         let me = std::thread::current().id();
         let mut cur = lock(&inner.issuing);
@@ -422,12 +459,20 @@ impl ProcessGroup {
             "{op} #{seq} at {call_site} (rank {} of {})",
             inner.rank, inner.options.name
         );
+        let run = || {
+            inner
+                .with_comm(|c| enqueue(c, &inner.stream))
+                .unwrap_or_else(|| {
+                    Err(nccl_safe::Error::InvalidUsage {
+                        op: "collective",
+                        reason: "the group was replaced by a shrink or grow".into(),
+                    })
+                })
+        };
         let launched = if inner.options.check_call_sites {
-            nccl_safe::with_checked_call_label(&label, &call_site, || {
-                enqueue(&inner.comm, &inner.stream)
-            })
+            nccl_safe::with_checked_call_label(&label, &call_site, run)
         } else {
-            nccl_safe::with_call_label(&label, || enqueue(&inner.comm, &inner.stream))
+            nccl_safe::with_call_label(&label, run)
         };
         if let Err(e) = launched {
             return Err(match e {
@@ -736,7 +781,7 @@ impl ProcessGroup {
 }
 
 /// While a call is issuing: clears the mark when it ends (also on a panic).
-struct Issuing<'a> {
+pub(crate) struct Issuing<'a> {
     inner: &'a Inner,
     outer: bool,
 }

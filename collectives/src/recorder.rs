@@ -66,6 +66,10 @@ pub struct Dump {
     pub driver: String,
     /// Why it was dumped.
     pub reason: String,
+    /// The group's epoch: how many shrinks and grows made it from the job's first
+    /// group (see [`ProcessGroup::epoch`](crate::ProcessGroup::epoch)).
+    #[serde(default)]
+    pub epoch: u64,
     /// When, in milliseconds since the Unix epoch.
     pub dumped_ms: u64,
     /// The operations, oldest first.
@@ -169,13 +173,20 @@ impl FlightRecorder {
         self.lock().iter().map(|(_, e)| e.clone()).collect()
     }
 
-    pub fn dump(&self, group: &str, rank: usize, size: usize, driver: &str, reason: &str) -> Dump {
+    pub fn dump(
+        &self,
+        group: &str,
+        (rank, size, epoch): (usize, usize, u64),
+        driver: &str,
+        reason: &str,
+    ) -> Dump {
         Dump {
             group: group.to_string(),
             rank,
             size,
             driver: driver.to_string(),
             reason: reason.to_string(),
+            epoch,
             dumped_ms: now_ms(),
             entries: self.entries(),
         }
@@ -258,7 +269,7 @@ mod tests {
     fn dumps_round_trip_through_json_files() {
         let r = FlightRecorder::new(8);
         r.push(entry(0, State::Scheduled));
-        let dump = r.dump("train/g", 3, 4, "sim", "on request");
+        let dump = r.dump("train/g", (3, 4, 0), "sim", "on request");
         let dir = tempfile::tempdir().unwrap();
         let path = FlightRecorder::dump_to(dir.path(), &dump, 7).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();

@@ -24,7 +24,38 @@ fn ranks_text(ranks: &[usize]) -> String {
 /// not have issued it`. A rank with several dumps (each failure writes its own) is read
 /// from its earliest, the one that explains the first failure. Point-to-point
 /// operations are listed when they are still pending.
+///
+/// A group that shrank or grew numbers its ranks anew in each epoch
+/// ([`Dump::epoch`]): only the latest epoch's dumps are read together, and a report of
+/// a later epoch starts with a line that says which, and how many dumps of earlier
+/// epochs were left out.
 pub fn hang_report(dumps: &[Dump]) -> Vec<String> {
+    let latest = dumps.iter().map(|d| d.epoch).max().unwrap_or(0);
+    let current: Vec<Dump> = dumps
+        .iter()
+        .filter(|d| d.epoch == latest)
+        .cloned()
+        .collect();
+    let mut lines = report_of(&current);
+    let older = dumps.len() - current.len();
+    if latest > 0 && !lines.is_empty() {
+        lines.insert(
+            0,
+            format!(
+                "epoch {latest} of the group (after {latest} shrink(s) or grow(s)){}",
+                if older > 0 {
+                    format!("; {older} dump(s) of earlier epochs left out")
+                } else {
+                    String::new()
+                }
+            ),
+        );
+    }
+    lines
+}
+
+/// The report of the dumps of one epoch.
+fn report_of(dumps: &[Dump]) -> Vec<String> {
     let mut lines = Vec::new();
     if dumps.is_empty() {
         return lines;
@@ -221,6 +252,7 @@ mod tests {
             size: 4,
             driver: "sim".into(),
             reason: "timeout".into(),
+            epoch: 0,
             dumped_ms: 0,
             entries,
         }

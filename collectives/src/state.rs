@@ -13,7 +13,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, RwLock, Weak};
 use std::task::Waker;
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
@@ -172,6 +172,52 @@ pub(crate) trait FailureSink: Send + Sync {
 
     /// The group's handle is being dropped: finish what is under way (bounded).
     fn finish(&self) {}
+
+    /// The job's store and the keys of this group's epoch, for a shrink or a grow to
+    /// agree through.
+    fn job_store(&self) -> Option<JobStore> {
+        None
+    }
+
+    /// The group was replaced by a shrink or a grow: stop watching, close the store
+    /// connection in order (its on-disconnect records are this epoch's), and hand over
+    /// the store server this rank hosts, if any, to the new group's link.
+    fn retire(&self) -> Option<crate::store::TcpStoreServer> {
+        None
+    }
+}
+
+/// A group's place in the job's store (see `launch::link`).
+#[derive(Clone)]
+pub(crate) struct JobStore {
+    /// The store.
+    pub(crate) store: Arc<dyn crate::store::Store>,
+    /// The same, when it is a TCP store (a new epoch opens a connection of its own).
+    pub(crate) tcp: Option<Arc<crate::store::TcpStore>>,
+    /// Where the store is, for errors.
+    pub(crate) addr: String,
+    /// The keys of the group's first epoch start with this.
+    pub(crate) base: String,
+    /// Whether rank 0 prints the hang report (not under `nccl-run`).
+    pub(crate) report: bool,
+}
+
+/// The prefix of the keys of epoch `epoch` of the group whose keys start with `base`.
+pub(crate) fn epoch_prefix(base: &str, epoch: u64) -> String {
+    if epoch == 0 {
+        base.to_string()
+    } else {
+        format!("{base}/e{epoch}")
+    }
+}
+
+/// What replaced a group (its operations are refused with [`Error::Replaced`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Replacement {
+    pub(crate) by: crate::ReplacedBy,
+    pub(crate) epoch: u64,
+    pub(crate) size: usize,
+    pub(crate) new_rank: usize,
 }
 
 /// The thread issuing an operation right now, and where.
@@ -228,8 +274,16 @@ pub(crate) struct Inner {
     pub(crate) rank: usize,
     pub(crate) size: usize,
     pub(crate) device: Device,
-    pub(crate) comm: Communicator,
+    /// The communicator; taken (`None`) when a shrink or grow replaced the group.
+    pub(crate) comm: RwLock<Option<Communicator>>,
     pub(crate) abort: AbortHandle,
+    /// How many shrinks and grows made this group from the first one (0 for it).
+    pub(crate) epoch: u64,
+    /// Whether this rank came in through a grow (a replacement: it has none of the
+    /// state the others built).
+    pub(crate) joined_by_grow: bool,
+    /// Set when a shrink or grow replaced this group.
+    pub(crate) replaced: Mutex<Option<Replacement>>,
     pub(crate) stream: Stream,
     pub(crate) recorder: FlightRecorder,
     /// The next collective's sequence number (the warm-up is #0, users start at #1).
@@ -271,8 +325,37 @@ impl Inner {
         }
     }
 
+    /// Runs `f` on the communicator; `None` once a shrink or grow took it.
+    pub(crate) fn with_comm<R>(&self, f: impl FnOnce(&Communicator) -> R) -> Option<R> {
+        let c = self.comm.read().unwrap_or_else(|e| e.into_inner());
+        c.as_ref().map(f)
+    }
+
+    /// The error of a use of the communicator after a shrink or grow took it.
+    fn comm_gone(&self, op: &'static str) -> nccl_safe::Error {
+        nccl_safe::Error::InvalidUsage {
+            op,
+            reason: format!(
+                "group {} rank {} was replaced by a shrink or grow",
+                self.options.name, self.rank
+            ),
+        }
+    }
+
     /// The error refusing a new operation `op` at `site`, if the group refuses work.
     pub(crate) fn refusal(&self, op: &str, site: &str) -> Option<Error> {
+        if let Some(r) = lock(&self.replaced).clone() {
+            return Some(Error::Replaced {
+                group: self.options.name.clone(),
+                rank: self.rank,
+                op: op.to_string(),
+                call_site: site.to_string(),
+                by: r.by,
+                epoch: r.epoch,
+                size: r.size,
+                new_rank: r.new_rank,
+            });
+        }
         lock(&self.refused).as_ref().map(|r| Error::GroupAborted {
             group: self.options.name.clone(),
             rank: self.rank,
@@ -337,7 +420,7 @@ impl Inner {
                 }
                 Ok(true)
             }
-            Ok(false) => match self.comm.async_error() {
+            Ok(false) => match self.with_comm(|c| c.async_error()).unwrap_or(Ok(None)) {
                 Ok(None) => Ok(false),
                 Ok(Some(e)) | Err(e) => {
                     let err = self.failed_error(w, e.to_string());
@@ -365,6 +448,10 @@ impl Inner {
         let timeout = matches!(err, Error::Timeout { .. });
         let first_abort = match self.options.on_error {
             ErrorPolicy::Abort => self.refuse(err.to_string()),
+            ErrorPolicy::Shrink => self.refuse(format!(
+                "{err}; ProcessGroup::shrink on every surviving rank makes the group of the \
+                 survivors"
+            )),
             // Report keeps the group for a late operation; a failed stream or
             // communicator cannot run anything again (the sim's and CUDA's errors are
             // sticky), so it refuses new work, saying why.
@@ -407,7 +494,7 @@ impl Inner {
         }
         if first_abort {
             self.fail_pending(&err.to_string());
-            self.abort_comm_in_background();
+            self.stop_comm_in_background(None);
         }
     }
 
@@ -421,7 +508,7 @@ impl Inner {
         let (cause, maybe_echo) = if timeout {
             (None, false)
         } else {
-            match self.comm.async_error() {
+            match self.with_comm(|c| c.async_error()).unwrap_or(Ok(None)) {
                 Ok(Some(nccl_safe::Error::Remote { rank, .. })) if rank != self.rank => {
                     (Some(rank), false)
                 }
@@ -441,15 +528,28 @@ impl Inner {
     }
 
     fn abort_comm_in_background(&self) {
-        self.abort_comm_after(None);
+        self.abort_comm_after(None, false);
     }
 
-    /// Aborts the communicator on a thread of its own; `cause`: the rank whose
-    /// failure this abort follows, when known (the sim then names it to the peers).
-    fn abort_comm_after(&self, cause: Option<usize>) {
-        let run = move |abort: &AbortHandle| match cause {
-            Some(c) => abort.abort_after(c),
-            None => abort.abort(),
+    /// Stops the communicator after a failure, as the policy says: revoked under
+    /// [`ErrorPolicy::Shrink`] (so that it can be shrunk), else aborted.
+    fn stop_comm_in_background(&self, cause: Option<usize>) {
+        let revoke = self.options.on_error == ErrorPolicy::Shrink;
+        self.abort_comm_after(cause, revoke);
+    }
+
+    /// Aborts (or with `revoke`, revokes) the communicator on a thread of its own;
+    /// `cause`: the rank whose failure this follows, when known (the sim then names it
+    /// to the peers). A revoke the loaded NCCL lacks is an abort (the group cannot be
+    /// shrunk then; the shrink says so).
+    fn abort_comm_after(&self, cause: Option<usize>, revoke: bool) {
+        let run = move |abort: &AbortHandle| match (cause, revoke) {
+            (_, true) => abort.revoke().or_else(|e| {
+                log::error!("revoke: {e}; aborting instead");
+                abort.abort()
+            }),
+            (Some(c), false) => abort.abort_after(c),
+            (None, false) => abort.abort(),
         };
         let abort = self.abort.clone();
         let name = self.options.name.clone();
@@ -567,7 +667,7 @@ impl Inner {
         self.fail_pending(reason);
         if !self.aborting.swap(true, Ordering::AcqRel) {
             self.published.set(); // nothing of this rank's own to publish
-            self.abort_comm_after(cause);
+            self.stop_comm_in_background(cause);
         }
     }
 
@@ -614,8 +714,7 @@ impl Inner {
     pub(crate) fn snapshot(&self, reason: &str) -> Dump {
         self.recorder.dump(
             &self.options.name,
-            self.rank,
-            self.size,
+            (self.rank, self.size, self.epoch),
             &self.device.driver().to_string(),
             reason,
         )
@@ -629,14 +728,19 @@ impl Inner {
 
     /// Whether every rank has joined. Never blocks.
     pub(crate) fn is_ready(&self) -> Result<bool> {
-        Ok(self.ready.load(Ordering::Acquire) || self.comm.is_ready()?)
+        if self.ready.load(Ordering::Acquire) {
+            return Ok(true);
+        }
+        let ready = self.with_comm(|c| c.is_ready());
+        Ok(ready.ok_or_else(|| self.comm_gone("is_ready"))??)
     }
 
     pub(crate) fn ensure_ready(&self) -> Result<()> {
         if self.ready.load(Ordering::Acquire) {
             return Ok(());
         }
-        self.comm.wait_ready(self.options.timeout)?;
+        self.with_comm(|c| c.wait_ready(self.options.timeout))
+            .ok_or_else(|| self.comm_gone("wait_ready"))??;
         self.ready.store(true, Ordering::Release);
         Ok(())
     }

@@ -5,7 +5,8 @@
 //! By concept: where ranks run (one node's devices, two nodes, the token several need)
 //! in `nccl_run/nodes.rs`; failing, killed, hung and missing ranks and what every other
 //! rank and the summary name in `nccl_run/failures.rs`; the job timeout, signals and
-//! the ranks' lifetimes in `nccl_run/job_control.rs`. `child` stays here: nccl-run
+//! the ranks' lifetimes in `nccl_run/job_control.rs`; jobs that heal (shrink, restart,
+//! the `elastic` example) in `nccl_run/healing.rs`. `child` stays here: nccl-run
 //! runs it with `--exact child`, and the hang report's call sites name this file.
 
 use std::collections::BTreeMap;
@@ -19,6 +20,8 @@ mod common;
 
 #[path = "nccl_run/failures.rs"]
 mod failures;
+#[path = "nccl_run/healing.rs"]
+mod healing;
 #[path = "nccl_run/job_control.rs"]
 mod job_control;
 #[path = "nccl_run/nodes.rs"]
@@ -117,6 +120,9 @@ fn child() {
             x.to_vec(&s).unwrap()[0]
         );
         return;
+    }
+    if scenario.starts_with("heal-") {
+        return healing::child(&scenario, &launch);
     }
     let timeout = match scenario.as_str() {
         "missing" => Duration::from_secs(2),

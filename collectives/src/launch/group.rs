@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 
 use nccl_safe::{Device, DriverKind, UniqueId};
 
-use super::link::Link;
+use super::link::{Link, Place};
 use super::{Launch, Rendezvous, Source};
 use crate::state::lock;
 use crate::store::TcpStoreServer;
@@ -136,6 +136,22 @@ impl ProcessGroup {
             }
         };
         let prefix = format!("nccl-rs/{}/{}", options.name, generation(&options.name));
+        if launch.restart_count() > 0 {
+            // A restarted process: it joins the running group through a grow.
+            let Some(r) = rdv else {
+                return Err(Error::NoRendezvous {
+                    launch: launch.to_string(),
+                });
+            };
+            let js = crate::state::JobStore {
+                store: r.store,
+                tcp: r.tcp,
+                addr: r.addr,
+                base: prefix,
+                report: launch.launcher != crate::launch::Launcher::NcclRun,
+            };
+            return crate::heal::join_as_replacement(device, js, r.server, options);
+        }
         let id = match &rdv {
             _ if comm_id => UniqueId::nccl()?,
             None => UniqueId::for_driver(device.driver())?,
@@ -146,7 +162,12 @@ impl ProcessGroup {
         if let (Some(r), true) = (rdv, propagate) {
             // Under nccl-run the launcher prints the job's hang report; else rank 0.
             let report = launch.launcher != crate::launch::Launcher::NcclRun;
-            Link::attach(&pg.inner, r.store, r.tcp, r.server, prefix, report)?;
+            let place = Place {
+                addr: r.addr,
+                base: prefix,
+                epoch: 0,
+            };
+            Link::attach(&pg.inner, r.store, r.tcp, r.server, place, report)?;
         }
         Ok(pg)
     }

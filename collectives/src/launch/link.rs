@@ -49,7 +49,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::recorder::Dump;
-use crate::state::{Failure, FailureSink, Inner, lock};
+use crate::state::{Failure, FailureSink, Inner, JobStore, lock};
 use crate::store::{Store, TcpStore, TcpStoreServer};
 
 /// How long a group's failure waits for its publication before its waiters wake.
@@ -81,7 +81,7 @@ pub fn dump_key(prefix: &str, rank: usize) -> String {
 
 /// Writes `text` to standard error in one write (other output cannot come between
 /// its lines), ignoring errors.
-fn eprint_all(text: &str) {
+pub(crate) fn eprint_all(text: &str) {
     use std::io::Write;
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(text.as_bytes());
@@ -97,7 +97,7 @@ fn reported_key(prefix: &str) -> String {
 
 /// The key the TCP store's server sets when `rank`'s connection drops without an
 /// orderly close: that rank will never write its flight record.
-fn gone_key(prefix: &str, rank: usize) -> String {
+pub(crate) fn gone_key(prefix: &str, rank: usize) -> String {
     format!("{prefix}/gone/{rank}")
 }
 
@@ -208,6 +208,23 @@ pub struct JobFailure {
     /// wrote no flight record, and never will.
     #[serde(default)]
     pub exited: bool,
+    /// The group's epoch (shrinks and grows since its first): a group under
+    /// [`ErrorPolicy::Shrink`](crate::ErrorPolicy::Shrink) publishes each epoch's
+    /// first failure under [`epoch_failed_key`], not [`FAILED_KEY`].
+    #[serde(default)]
+    pub epoch: u64,
+}
+
+/// The job-wide key that says its groups heal (set by every group under
+/// [`ErrorPolicy::Shrink`](crate::ErrorPolicy::Shrink) made by `from_env`):
+/// `nccl-run` then lets the other ranks go on when one dies, and restarts it with
+/// `--max-restarts`.
+pub const HEALS_KEY: &str = "nccl-rs/heals";
+
+/// The key of the first failure of the epoch whose keys start with `prefix`, for a
+/// group that heals (the job's [`FAILED_KEY`] is never set by it).
+pub fn epoch_failed_key(prefix: &str) -> String {
+    format!("{prefix}/failed")
 }
 
 impl JobFailure {
@@ -250,6 +267,16 @@ impl JobFailure {
 struct Shared {
     store: Arc<dyn Store>,
     tcp: Option<Arc<TcpStore>>,
+    /// The store's address (for errors).
+    addr: String,
+    /// The keys of the group's first epoch start with this.
+    base: String,
+    /// The key of the failure this group publishes and watches: [`FAILED_KEY`], or
+    /// for a group that heals its epoch's ([`epoch_failed_key`]).
+    failed_key: String,
+    /// Whether the group heals (`ErrorPolicy::Shrink`): a failure ends its epoch, not
+    /// the job. It keeps its connection for the shrink, and prints no report.
+    heals: bool,
     me: JobFailure,
     interval: Duration,
     /// Whether this rank prints the job's hang report (rank 0, not under `nccl-run`).
@@ -276,7 +303,18 @@ struct Shared {
 pub(crate) struct Link {
     shared: Arc<Shared>,
     thread: Mutex<Option<JoinHandle<()>>>,
-    server: Option<TcpStoreServer>,
+    /// The store this rank hosts, handed over to the next epoch's link.
+    server: Mutex<Option<TcpStoreServer>>,
+}
+
+/// Where a link's group is in the job's store.
+pub(crate) struct Place {
+    /// The store's address (for errors).
+    pub(crate) addr: String,
+    /// The keys of the group's first epoch start with this.
+    pub(crate) base: String,
+    /// The group's epoch.
+    pub(crate) epoch: u64,
 }
 
 impl Link {
@@ -287,9 +325,16 @@ impl Link {
         store: Arc<dyn Store>,
         tcp: Option<Arc<TcpStore>>,
         server: Option<TcpStoreServer>,
-        prefix: String,
+        place: Place,
         report: bool,
     ) -> crate::Result<()> {
+        let heals = inner.options.on_error == crate::ErrorPolicy::Shrink;
+        let prefix = crate::state::epoch_prefix(&place.base, place.epoch);
+        let failed_key = if heals {
+            epoch_failed_key(&prefix)
+        } else {
+            FAILED_KEY.to_string()
+        };
         let me = JobFailure {
             rank: inner.rank,
             pid: std::process::id(),
@@ -301,19 +346,33 @@ impl Link {
                 .into(),
             cause: None,
             exited: true,
+            epoch: place.epoch,
         };
+        let store_err = |error| crate::Error::Store {
+            addr: place.addr.clone(),
+            error,
+        };
+        if heals {
+            store
+                .set(HEALS_KEY, inner.options.name.as_bytes())
+                .map_err(store_err)?;
+        }
         if let Some(tcp) = &tcp {
             let gone = gone_key(&me.prefix, me.rank);
-            tcp.on_disconnect_create(FAILED_KEY, &me.to_json())
+            tcp.on_disconnect_create(&failed_key, &me.to_json())
                 .and_then(|()| tcp.on_disconnect_create(&gone, b"gone"))
-                .map_err(|error| crate::Error::Store {
-                    addr: format!("tcp://{}", tcp.addr()),
-                    error,
-                })?;
+                .map_err(store_err)?;
         }
+        // A group that heals prints no report (its failures end an epoch, not the
+        // job), and nobody waits for one.
+        let report = report && !heals;
         let shared = Arc::new(Shared {
             store,
             tcp,
+            addr: place.addr,
+            base: place.base,
+            failed_key,
+            heals,
             me,
             interval: inner.options.watchdog_interval,
             report: report && inner.rank == 0,
@@ -337,7 +396,7 @@ impl Link {
         let link = Link {
             shared,
             thread: Mutex::new(thread),
-            server,
+            server: Mutex::new(server),
         };
         let _ = inner.sink.set(Box::new(link));
         Ok(())
@@ -362,8 +421,11 @@ impl FailureSink for Link {
             shared.publish_own(failure);
             shared.await_report();
             // Its own exit must not overwrite the record: an orderly close withdraws
-            // the disconnect registration.
-            shared.close();
+            // the disconnect registration. (A group that heals keeps it for the
+            // shrink: its records are this epoch's, set only if absent.)
+            if !shared.heals {
+                shared.close();
+            }
             shared.set_recorded();
             *lock(&shared.own) = true;
             let _s = lock(&shared.stop);
@@ -401,6 +463,33 @@ impl FailureSink for Link {
     /// (or drop the store it hosts) before the report; bounded by the store's
     /// timeouts and [`REPORT_WAIT`].
     fn finish(&self) {
+        self.stop_watching();
+        if self.shared.handle_own() {
+            return;
+        }
+        self.shared.close();
+    }
+
+    fn job_store(&self) -> Option<JobStore> {
+        Some(JobStore {
+            store: self.shared.store.clone(),
+            tcp: self.shared.tcp.clone(),
+            addr: self.shared.addr.clone(),
+            base: self.shared.base.clone(),
+            report: self.shared.report || self.shared.await_report,
+        })
+    }
+
+    fn retire(&self) -> Option<TcpStoreServer> {
+        self.stop_watching();
+        self.shared.close();
+        lock(&self.server).take()
+    }
+}
+
+impl Link {
+    /// Stops the watching thread and waits for it.
+    fn stop_watching(&self) {
         *lock(&self.shared.stop) = true;
         self.shared.wake.notify_all();
         let thread = lock(&self.thread).take();
@@ -411,10 +500,6 @@ impl FailureSink for Link {
                 let _ = h.join();
             }
         }
-        if self.shared.handle_own() {
-            return;
-        }
-        self.shared.close();
     }
 }
 
@@ -440,7 +525,7 @@ impl Shared {
             if self.handle_own() {
                 return;
             }
-            match self.store.get(FAILED_KEY) {
+            match self.store.get(&self.failed_key) {
                 Ok(None) => {}
                 Ok(Some(bytes)) => {
                     let (other, origin) = match JobFailure::parse(&bytes) {
@@ -464,7 +549,9 @@ impl Shared {
                     let dump = inner.snapshot(&why);
                     self.put_dump(&dump);
                     self.await_report();
-                    self.close();
+                    if !self.heals {
+                        self.close();
+                    }
                     self.set_recorded();
                     inner.dump(&why);
                     inner.abort_group(&other, origin);
@@ -535,7 +622,10 @@ impl Shared {
             exited: false,
             ..self.me.clone()
         };
-        match self.store.compare_set(FAILED_KEY, None, &record.to_json()) {
+        match self
+            .store
+            .compare_set(&self.failed_key, None, &record.to_json())
+        {
             Ok(_) => {}
             Err(e) => log::error!("rank {}: could not publish its failure: {e}", self.me.rank),
         }
@@ -669,7 +759,7 @@ impl Drop for Link {
         // Usually done already by the group's handle; a failure recorded since (the
         // watchdog runs until the group's last reference goes) is published here.
         self.finish();
-        if let Some(server) = self.server.take() {
+        if let Some(server) = lock(&self.server).take() {
             let start = Instant::now();
             while server.connections() > 0 && start.elapsed() < HOST_GRACE {
                 std::thread::sleep(Duration::from_millis(20));

@@ -96,7 +96,11 @@ pub mod slurm;
 mod source;
 
 pub use error::LaunchError;
-pub use link::{FAILED_KEY, HOST_GRACE, JobFailure, JobReport, REPORT_WAIT, dump_key};
+pub use link::{
+    FAILED_KEY, HEALS_KEY, HOST_GRACE, JobFailure, JobReport, REPORT_WAIT, dump_key,
+    epoch_failed_key,
+};
+pub(crate) use link::{Link, Place, eprint_all, gone_key};
 #[cfg(feature = "mpi")]
 pub use mpi::launch_of as mpi_launch;
 pub use pmix::launch_of as pmix_launch;
@@ -149,6 +153,8 @@ const STORE: &str = "NCCL_RS_STORE";
 const JOB: &str = "NCCL_RS_JOB";
 const AGENT_STORE: &str = "TORCHELASTIC_USE_AGENT_STORE";
 const TOKEN: &str = "NCCL_RS_STORE_TOKEN";
+/// How many times `nccl-run` restarted this rank's process.
+pub const RESTART: &str = "NCCL_RS_RESTART_COUNT";
 
 impl Launcher {
     /// The conventions read from the environment, in precedence order.
@@ -316,6 +322,11 @@ pub struct Launch {
     /// The job's name, when known (see the module docs): the store rank 0 serves
     /// refuses clients of another job.
     pub job: Option<Sourced<String>>,
+    /// How many times the launcher restarted this rank's process, when it says
+    /// (`nccl-run`'s `NCCL_RS_RESTART_COUNT`). Above 0, the process replaces one that
+    /// died: [`ProcessGroup::from_env`](crate::ProcessGroup::from_env) then joins the
+    /// running group through a grow instead of starting one.
+    pub restart: Option<Sourced<usize>>,
 }
 
 impl Launch {
@@ -356,6 +367,7 @@ impl Launch {
         launch.rendezvous = read::rendezvous(env, overrides, launcher, first_host)?;
         launch.token = read::token(env, overrides)?;
         launch.job = read::job(env, launcher, launch.world_size())?;
+        launch.restart = read::restart(env, launcher)?;
         Ok(launch)
     }
 
@@ -402,6 +414,12 @@ impl Launch {
     /// The job's name, when known.
     pub fn job(&self) -> Option<&str> {
         self.job.as_ref().map(|j| j.value.as_str())
+    }
+
+    /// How many times the launcher restarted this rank's process (0 when it does not
+    /// say): above 0, this process replaces one that died.
+    pub fn restart_count(&self) -> usize {
+        self.restart.as_ref().map_or(0, |r| r.value)
     }
 }
 

@@ -6,7 +6,7 @@
 use super::slurm::{self, PORT_BASE};
 use super::source::parse_port;
 use super::{
-    AGENT_STORE, JOB, Launch, LaunchError, Launcher, Overrides, Rendezvous, SLURM_JOB_ID,
+    AGENT_STORE, JOB, Launch, LaunchError, Launcher, Overrides, RESTART, Rendezvous, SLURM_JOB_ID,
     SLURM_NODELIST, SLURM_STEP_ID, SLURM_TASKS_PER_NODE, STORE, Source, Sourced, TOKEN, Var,
 };
 
@@ -274,6 +274,7 @@ pub(super) fn values(
         rendezvous: None,
         token: None,
         job: None,
+        restart: None,
     };
     Ok((launch, first_host))
 }
@@ -543,6 +544,22 @@ pub(super) fn job(
     let name = format!("{launcher:?} {} of {world_size} ranks", ids.join("."));
     let reason = "the launcher's job id and the world size".to_owned();
     Ok(Some(Sourced::new(name, Source::Derived { reason, from })))
+}
+
+/// How many times the launcher restarted this rank's process: `nccl-run`'s
+/// `NCCL_RS_RESTART_COUNT` (other launchers restart whole jobs, not one rank).
+pub(super) fn restart(
+    env: Env<'_>,
+    launcher: Launcher,
+) -> Result<Option<Sourced<usize>>, LaunchError> {
+    if launcher != Launcher::NcclRun {
+        return Ok(None);
+    }
+    let var = env(RESTART).map(|value| Var {
+        name: RESTART,
+        value,
+    });
+    value(None, var)
 }
 
 /// The job token: explicit, else `NCCL_RS_STORE_TOKEN` (not empty). Its source

@@ -15,6 +15,12 @@ options:
   --grace S              after a rank fails (exits with an error, dies, or publishes
                          a failure), how long the others may run before they are
                          stopped (SIGTERM, then SIGKILL 0.5 s later; default 0.5)
+  --max-restarts K       restart a rank whose process dies, at most K times in all,
+                         when the job's groups heal (ErrorPolicy::Shrink): the new
+                         process gets NCCL_RS_RESTART_COUNT and joins the running
+                         group through a grow (ProcessGroup::admit on the others).
+                         Without it such a job goes on without the dead rank
+                         (default 0)
   --tag-output           prefix every output line with [rank R]
   --nnodes M             nodes of the job (default 1)
   --node-rank K          this node's index, 0 to M-1 (default 0)
@@ -23,7 +29,8 @@ options:
 
 Each rank gets NCCL_RS_RANK, NCCL_RS_WORLD_SIZE, NCCL_RS_LOCAL_RANK,
 NCCL_RS_LOCAL_WORLD_SIZE, NCCL_RS_NODE_RANK, NCCL_RS_NNODES, NCCL_RS_STORE,
-NCCL_RS_STORE_TOKEN, and NCCL_RUNTIME_CONNECT=0 unless it is set.
+NCCL_RS_STORE_TOKEN, and NCCL_RUNTIME_CONNECT=0 unless it is set; a restarted rank
+also NCCL_RS_RESTART_COUNT.
 
 SIGINT, SIGTERM and SIGHUP are forwarded to every rank's process group. Each rank
 runs in a process group of its own and is killed if nccl-run dies (even by SIGKILL);
@@ -37,6 +44,7 @@ pub struct Args {
     pub driver: Option<String>,
     pub timeout: Option<Duration>,
     pub grace: Duration,
+    pub max_restarts: usize,
     pub tag_output: bool,
     pub nnodes: usize,
     pub node_rank: usize,
@@ -67,6 +75,7 @@ pub fn parse(args: &[String]) -> Result<Option<Args>, String> {
         driver: None,
         timeout: None,
         grace: Duration::from_millis(500),
+        max_restarts: 0,
         tag_output: false,
         nnodes: 1,
         node_rank: 0,
@@ -110,6 +119,7 @@ pub fn parse(args: &[String]) -> Result<Option<Args>, String> {
             }
             "--timeout" => a.timeout = Some(seconds(flag, &value()?)?),
             "--grace" => a.grace = seconds(flag, &value()?)?,
+            "--max-restarts" => a.max_restarts = number(flag, &value()?)?,
             "--tag-output" => a.tag_output = true,
             "--nnodes" => a.nnodes = number(flag, &value()?)?,
             "--node-rank" => a.node_rank = number(flag, &value()?)?,
@@ -171,6 +181,14 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(a.nproc, 4);
+        assert_eq!(a.max_restarts, 0);
+        assert_eq!(
+            p("-n 2 --max-restarts 3 prog")
+                .unwrap()
+                .unwrap()
+                .max_restarts,
+            3
+        );
         assert_eq!(a.driver.as_deref(), Some("sim"));
         assert_eq!(a.timeout, Some(Duration::from_secs(30)));
         assert_eq!(a.grace, Duration::from_millis(500));
@@ -200,6 +218,7 @@ mod tests {
             ),
             ("-n 2 --master h:0 prog", "h:0"),
             ("-n 2 --bogus prog", "--bogus"),
+            ("-n 2 --max-restarts -1 prog", "\"-1\""),
             ("-n 2", "no program"),
             ("-n", "-n needs a value"),
         ] {

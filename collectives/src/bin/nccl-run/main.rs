@@ -15,6 +15,10 @@
 //!   failure's status (128 + signal for a killed rank) and prints one summary line.
 //! - Its ranks die with it (`PR_SET_PDEATHSIG`), even when it is killed with SIGKILL;
 //!   what is left of a rank's process group is killed when the job ends.
+//! - In a job whose groups heal (`ErrorPolicy::Shrink`, said in the store under
+//!   `HEALS_KEY`), a rank whose process fails does not end the job: the others shrink
+//!   and go on, and with `--max-restarts` its process is restarted with
+//!   `NCCL_RS_RESTART_COUNT`, to join through a grow. The summary says what happened.
 
 mod args;
 mod procs;
@@ -22,7 +26,7 @@ mod procs;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use collectives::launch::{FAILED_KEY, JobFailure, JobReport};
+use collectives::launch::{FAILED_KEY, HEALS_KEY, JobFailure, JobReport, RESTART};
 use collectives::store::{ClientOptions, ServerOptions, Store, TcpStore, TcpStoreServer};
 use procs::Rank;
 
@@ -149,12 +153,15 @@ fn run(a: &args::Args) -> Result<u8, String> {
     procs::catch_signals();
     let start = Instant::now();
     let mut ranks = Vec::new();
+    let mut envs = Vec::new();
     for local in 0..a.nproc {
         let rank = a.node_rank * a.nproc + local;
         let mut env = common.clone();
         env.push(("NCCL_RS_RANK".into(), rank.to_string()));
         env.push(("NCCL_RS_LOCAL_RANK".into(), local.to_string()));
-        match Rank::spawn(&a.program, rank, &env, a.tag_output) {
+        let spawned = Rank::spawn(&a.program, rank, &env, a.tag_output);
+        envs.push(env);
+        match spawned {
             Ok(r) => ranks.push(r),
             Err(e) => {
                 for r in &ranks {
@@ -164,7 +171,7 @@ fn run(a: &args::Args) -> Result<u8, String> {
             }
         }
     }
-    let code = supervise(a, &mut ranks, &store, start);
+    let code = supervise(a, &mut ranks, &envs, &store, start);
     let _ = store.close();
     if let Some(server) = server {
         // Other nodes' launchers and ranks may still be finishing.
@@ -183,13 +190,95 @@ struct Stopping {
     killed: bool,
 }
 
+/// Whether the job's groups heal (`ErrorPolicy::Shrink`): they say so in the store
+/// when they are made.
+fn heals(store: &TcpStore) -> bool {
+    matches!(store.get(HEALS_KEY), Ok(Some(_)))
+}
+
+/// What the healing did, for the summary.
+struct Healing {
+    /// Restarts made so far (at most `--max-restarts`).
+    restarts: usize,
+    /// Restarts per slot (the next one's `NCCL_RS_RESTART_COUNT`).
+    per_slot: Vec<usize>,
+    /// The ranks' processes restarted (reaped at the end with the others).
+    retired: Vec<Rank>,
+    /// One phrase per failure healed over.
+    events: Vec<String>,
+}
+
+impl Healing {
+    /// A rank whose process failed in a job whose groups heal: restarted while
+    /// `--max-restarts` allows, else left behind (the others shrink and go on).
+    fn failed(
+        &mut self,
+        a: &args::Args,
+        ranks: &mut [Rank],
+        slot: usize,
+        env: &[(String, String)],
+        elapsed: Duration,
+    ) {
+        let r = &mut ranks[slot];
+        r.healed_over = true;
+        let (rank, status) = (r.rank, r.status.map(|(s, _)| s));
+        let what = status.map_or("ended".to_string(), procs::describe);
+        let at = elapsed.as_secs_f64();
+        if self.restarts < a.max_restarts {
+            self.restarts += 1;
+            self.per_slot[slot] += 1;
+            let mut env = env.to_vec();
+            env.push((RESTART.into(), self.per_slot[slot].to_string()));
+            match Rank::spawn(&a.program, rank, &env, a.tag_output) {
+                Ok(new) => {
+                    eprintln!(
+                        "nccl-run: rank {rank} {what} after {at:.1} s; restarting it (restart \
+                         {} of {}): it joins the running group when the others admit it",
+                        self.restarts, a.max_restarts
+                    );
+                    self.retired.push(std::mem::replace(&mut ranks[slot], new));
+                    self.events
+                        .push(format!("rank {rank} {what} at {at:.1} s and was restarted"));
+                }
+                Err(e) => {
+                    eprintln!("nccl-run: rank {rank} {what} after {at:.1} s; {e}");
+                    self.events.push(format!(
+                        "rank {rank} {what} at {at:.1} s and could not be restarted"
+                    ));
+                }
+            }
+        } else {
+            eprintln!(
+                "nccl-run: rank {rank} {what} after {at:.1} s; the others go on without it \
+                 (their groups shrink){}",
+                if a.max_restarts > 0 {
+                    "; no restarts left"
+                } else {
+                    ""
+                }
+            );
+            self.events.push(format!(
+                "rank {rank} {what} at {at:.1} s and was left behind"
+            ));
+        }
+    }
+}
+
 /// Supervises the ranks until all have ended: forwards signals, notices the first
 /// failure (a rank's error exit or death, or a failure published in the store),
 /// prints the published failure and the job's hang report (on a thread of its own:
 /// reading the records never holds up the supervision), stops the others after
-/// `--grace` (once the report has its records), and enforces `--timeout`. Then kills
-/// what is left of each rank's process group.
-fn supervise(a: &args::Args, ranks: &mut [Rank], store: &TcpStore, start: Instant) -> u8 {
+/// `--grace` (once the report has its records), and enforces `--timeout`. In a job
+/// whose groups heal, a rank that fails is restarted (`--max-restarts`) or left
+/// behind instead, and the others go on. Then kills what is left of each rank's
+/// process group.
+fn supervise(
+    a: &args::Args,
+    ranks: &mut [Rank],
+    envs: &[Vec<(String, String)>],
+    store: &TcpStore,
+    start: Instant,
+) -> u8 {
     use std::sync::atomic::{AtomicBool, Ordering};
     let ended: Vec<AtomicBool> = ranks.iter().map(|_| AtomicBool::new(false)).collect();
     let first_rank = ranks.first().map_or(0, |r| r.rank);
@@ -201,6 +290,12 @@ fn supervise(a: &args::Args, ranks: &mut [Rank], store: &TcpStore, start: Instan
         let mut published: Option<JobFailure> = None;
         let mut reporting = false;
         let mut interrupted = None;
+        let mut healing = Healing {
+            restarts: 0,
+            per_slot: vec![0; ranks.len()],
+            retired: Vec::new(),
+            events: Vec::new(),
+        };
         let fail_at = |stopping: &mut Option<Stopping>| {
             stopping.get_or_insert(Stopping {
                 since: Instant::now() + a.grace,
@@ -238,6 +333,20 @@ fn supervise(a: &args::Args, ranks: &mut [Rank], store: &TcpStore, start: Instan
                 }
             }
             seen.sort_by_key(|(_, s)| s.code().is_some());
+            // A job whose groups heal goes on: the failed rank is restarted or left
+            // behind (its failure was published under its group's epoch, not the job's).
+            if !seen.is_empty()
+                && first_failure.is_none()
+                && stopping.is_none()
+                && published.is_none()
+                && heals(store)
+            {
+                for (rank, _) in seen.drain(..) {
+                    let slot = rank - first_rank;
+                    healing.failed(a, ranks, slot, &envs[slot], start.elapsed());
+                    ended[slot].store(false, Ordering::Release);
+                }
+            }
             if first_failure.is_none() {
                 if let Some(&(rank, status)) = seen.first() {
                     first_failure = Some((rank, status));
@@ -327,8 +436,16 @@ fn supervise(a: &args::Args, ranks: &mut [Rank], store: &TcpStore, start: Instan
         // Background children of the ranks go with the job; their output is
         // relayed until then.
         let deadline = Instant::now() + Duration::from_millis(500);
-        for r in ranks.iter_mut() {
+        for r in ranks.iter_mut().chain(healing.retired.iter_mut()) {
             r.finish(deadline);
+        }
+        if !healing.events.is_empty()
+            && first_failure.is_none()
+            && published.is_none()
+            && !timed_out
+            && interrupted.is_none()
+        {
+            return healed_summary(ranks, &healing.events, start);
         }
         summary(
             ranks,
@@ -371,6 +488,38 @@ fn print_report(store: &TcpStore, failure: &JobFailure, gone: &dyn Fn(usize) -> 
     for l in report.lines {
         eprintln!("nccl-run: hang report: {l}");
     }
+}
+
+/// The summary line of a job whose groups healed over failures; returns the exit
+/// code: 0 when every rank's last process that was not left behind exited with 0,
+/// and at least one did.
+fn healed_summary(ranks: &[Rank], events: &[String], start: Instant) -> u8 {
+    let n = ranks.len();
+    let secs = start.elapsed().as_secs_f64();
+    let failed: Vec<&Rank> = ranks
+        .iter()
+        .filter(|r| !r.healed_over && !r.succeeded())
+        .collect();
+    let ok = ranks.iter().filter(|r| r.succeeded()).count();
+    let happened = events.join("; ");
+    if let Some(r) = failed.first() {
+        let status = r.status.map(|(s, _)| s);
+        eprintln!(
+            "nccl-run: {n} ranks, {secs:.1} s: {happened}; then rank {} {}",
+            r.rank,
+            status.map_or("ended".to_string(), procs::describe)
+        );
+        return status.map_or(1, procs::exit_code);
+    }
+    if ok == 0 {
+        eprintln!("nccl-run: {n} ranks, {secs:.1} s: {happened}; no rank finished");
+        return 1;
+    }
+    eprintln!(
+        "nccl-run: {n} ranks, {secs:.1} s: {happened}; the job went on and {ok} rank(s) \
+         exited with status 0"
+    );
+    0
 }
 
 /// The summary line; returns the exit code.

@@ -57,6 +57,9 @@ pub struct Rank {
     pub status: Option<(ExitStatus, Instant)>,
     /// Stopped by nccl-run (after another rank failed, a signal, or the timeout).
     pub stopped: bool,
+    /// Failed in a job whose groups heal: the others went on without this process
+    /// (restarted or not), so its status is not the job's.
+    pub healed_over: bool,
     pipes: Vec<JoinHandle<()>>,
 }
 
@@ -112,6 +115,7 @@ impl Rank {
             child,
             status: None,
             stopped: false,
+            healed_over: false,
             pipes,
         })
     }

@@ -1,0 +1,304 @@
+//! Jobs that heal, under `nccl-run` on the sim: the `elastic` example (a training loop
+//! whose rank 2 is SIGKILLed at step 50) with and without `--max-restarts`; the
+//! agreement on who is gone (a slow rank is not dropped unless the options say so; two
+//! deaths); and failures of the recovery itself (a replacement that dies before it
+//! joins), which end in an error, never a hang.
+
+use std::time::{Duration, Instant};
+
+use collectives::store::ClientOptions;
+use collectives::{Error, ErrorPolicy, Launch, Options, ProcessGroup};
+use nccl_safe::{DeviceBuffer, ReduceOp, Stream};
+
+use super::{nccl_run, nccl_run_program, reports, stderr};
+
+/// The `elastic` example program: beside the prebuilt tests in `../tools` (a GPU
+/// node's archive), else where cargo built the examples of this package.
+fn elastic() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap();
+    let built = dir.join("../examples/elastic");
+    crate::common::program("elastic", built.to_str().unwrap())
+}
+
+/// Runs `nccl-run -n N FLAGS -- elastic ARGS`.
+fn run_elastic(n: usize, flags: &[&str], args: &[&str]) -> (std::process::Output, Duration) {
+    let start = Instant::now();
+    let out = std::process::Command::new(nccl_run_program())
+        .args(["-n", &n.to_string(), "--driver", "sim"])
+        .args(flags)
+        .arg("--")
+        .arg(elastic())
+        .args(args)
+        .output()
+        .expect("nccl-run starts");
+    (out, start.elapsed())
+}
+
+/// The lines of `elastic`'s timeline: (launch rank, text).
+fn timeline(out: &std::process::Output) -> Vec<(usize, String)> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix("[rank ")?;
+            let (rank, rest) = rest.split_once(' ')?;
+            let text = rest.split_once("] ")?.1;
+            Some((rank.parse().ok()?, text.to_string()))
+        })
+        .collect()
+}
+
+/// The parameters' checksums of the ranks that finished, by launch rank.
+fn finished(lines: &[(usize, String)]) -> Vec<(usize, String)> {
+    lines
+        .iter()
+        .filter(|(_, t)| t.starts_with("done: step 200"))
+        .map(|(r, t)| (*r, t.rsplit(' ').next().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn the_elastic_example_survives_a_kill_and_takes_a_replacement_back() {
+    let (out, _) = run_elastic(
+        4,
+        &["--max-restarts", "1"],
+        &["--kill-rank", "2", "--kill-at", "50"],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let lines = timeline(&out);
+    let all = String::from_utf8_lossy(&out.stdout);
+    // The survivors shrank and redid step 50; the replacement joined and got the
+    // state; every rank ended at step 200 with the same parameters, 4 ranks again.
+    for r in [0, 1, 3] {
+        assert!(
+            lines
+                .iter()
+                .any(|(x, t)| *x == r && t.starts_with("shrunk to 3 ranks (epoch 1)")),
+            "rank {r}: {all}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|(x, t)| *x == r && t.starts_with("resumed: step 50 done on the shrunk group")),
+            "rank {r}: {all}"
+        );
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|(x, t)| *x == 2 && t.starts_with("replacement joined as rank 3 of 4 (epoch 2)")),
+        "{all}"
+    );
+    let done = finished(&lines);
+    assert_eq!(done.len(), 4, "{all}");
+    assert!(done.iter().all(|(_, sum)| *sum == done[0].1), "{done:?}");
+    assert!(
+        lines
+            .iter()
+            .filter(|(_, t)| t.starts_with("done:"))
+            .all(|(_, t)| t.contains("of 4 (epoch 2)")),
+        "{all}"
+    );
+    assert!(
+        err.contains("rank 2 killed by SIGKILL at") && err.contains("and was restarted"),
+        "{err}"
+    );
+    assert!(err.contains("4 rank(s) exited with status 0"), "{err}");
+}
+
+#[test]
+fn without_restarts_the_survivors_finish_alone() {
+    let (out, _) = run_elastic(4, &[], &["--kill-rank", "2", "--kill-at", "50"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let done = finished(&timeline(&out));
+    assert_eq!(
+        done.iter()
+            .map(|(r, _)| *r)
+            .collect::<std::collections::BTreeSet<_>>(),
+        [0, 1, 3].into_iter().collect(),
+        "{done:?}"
+    );
+    assert!(done.iter().all(|(_, sum)| *sum == done[0].1), "{done:?}");
+    assert!(
+        err.contains("the others go on without it") && err.contains("was left behind"),
+        "{err}"
+    );
+}
+
+/// The heal scenarios' ranks (`heal-*`).
+pub(super) fn child(scenario: &str, launch: &Launch) {
+    let rank = launch.rank();
+    let timeout = Duration::from_secs(if scenario == "heal-dead-ticket" {
+        2
+    } else {
+        30
+    });
+    let late = scenario == "heal-late-excluded";
+    let options = Options::new()
+        .on_error(ErrorPolicy::Shrink)
+        .timeout(if scenario.starts_with("heal-late") {
+            Duration::from_secs(1)
+        } else {
+            timeout
+        })
+        .shrink_excludes_late(late);
+    let pg = ProcessGroup::from_launch(launch, options).unwrap();
+    let s = Stream::new(pg.device()).unwrap();
+    let sum = |pg: &ProcessGroup| -> collectives::Result<u64> {
+        let mut x = DeviceBuffer::from_slice(&s, &[1u64; 4])?;
+        pg.all_reduce(&mut x, ReduceOp::Sum)?
+            .wait_host(Duration::from_secs(30))?;
+        Ok(x.to_vec(&s)?[0])
+    };
+    assert_eq!(sum(&pg).unwrap(), launch.world_size() as u64);
+    let die = || {
+        // SAFETY: kill(2) has no memory effects; this process ends here.
+        unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+    };
+    match scenario {
+        "heal-late" | "heal-late-excluded" => {
+            // Rank 3 dies; rank 2 comes to the shrink 3 s late (the timeout is 1 s).
+            if rank == 3 {
+                die();
+            }
+            if rank == 2 {
+                std::thread::sleep(Duration::from_secs(3));
+            } else {
+                println!("@@ failed: {}", sum(&pg).unwrap_err());
+            }
+            match pg.shrink() {
+                Ok(next) => println!(
+                    "@@ shrunk {} of {}: sum {}",
+                    next.rank(),
+                    next.size(),
+                    sum(&next).unwrap()
+                ),
+                Err(e @ Error::Reshape { .. }) => {
+                    let Error::Reshape { late, .. } = &e else {
+                        unreachable!()
+                    };
+                    println!("@@ refused late {late:?}: {e}");
+                }
+                Err(e) => println!("@@ other error: {e}"),
+            }
+        }
+        "heal-two-deaths" => {
+            // Rank 3 dies; rank 2 dies too, after its all-reduce failed and before it
+            // comes to the shrink. The two others shrink without both.
+            if rank == 3 {
+                die();
+            }
+            let e = sum(&pg).unwrap_err();
+            if rank == 2 {
+                die();
+            }
+            println!("@@ failed: {e}");
+            let next = pg.shrink().unwrap();
+            println!(
+                "@@ shrunk {} of {}: sum {}",
+                next.rank(),
+                next.size(),
+                sum(&next).unwrap()
+            );
+        }
+        "heal-dead-ticket" => {
+            // Rank 2 takes a replacement's ticket in the store, as a restarted process
+            // does, and that "replacement" never joins (it died). The admit's grow waits
+            // for it, at most the group's timeout (2 s), and fails on every rank.
+            if rank == 2 {
+                let url = std::env::var("NCCL_RS_STORE").unwrap();
+                let token = std::env::var("NCCL_RS_STORE_TOKEN").unwrap();
+                let store =
+                    collectives::store::connect(&url, &ClientOptions::new().token(&token)).unwrap();
+                store.add("nccl-rs/default/1/join/tickets", 1).unwrap();
+            }
+            let started = Instant::now();
+            let e = pg.barrier().unwrap().wait_host(timeout); // the ticket is in
+            e.unwrap();
+            match pg.admit() {
+                Ok(g) => println!("@@ admitted? {}", g.is_some()),
+                Err(e) => println!(
+                    "@@ admit failed after {} ms: {e}",
+                    started.elapsed().as_millis()
+                ),
+            }
+        }
+        other => panic!("unknown heal scenario {other}"),
+    }
+}
+
+#[test]
+fn a_slow_rank_is_not_dropped_unless_the_options_say_so() {
+    let (out, _) = nccl_run(&["-n", "4"], "heal-late");
+    let by_rank = reports(&out);
+    for r in [0, 1] {
+        let lines = &by_rank[&r];
+        let refused = lines
+            .iter()
+            .find(|l| l.starts_with("refused late"))
+            .unwrap_or_else(|| panic!("rank {r}: {lines:?}\n{}", stderr(&out)));
+        assert!(
+            refused.starts_with("refused late [2]")
+                && refused.contains("rank(s) 2 neither came to the shrink nor are known gone"),
+            "rank {r}: {refused}"
+        );
+    }
+}
+
+#[test]
+fn with_shrink_excludes_late_the_others_go_on_and_the_late_rank_is_told() {
+    let (out, _) = nccl_run(&["-n", "4"], "heal-late-excluded");
+    let by_rank = reports(&out);
+    for r in [0, 1] {
+        assert!(
+            by_rank[&r]
+                .iter()
+                .any(|l| l == &format!("shrunk {r} of 2: sum 2")),
+            "rank {r}: {:?}\n{}",
+            by_rank[&r],
+            stderr(&out)
+        );
+    }
+    let late = &by_rank[&2];
+    assert!(
+        late.iter()
+            .any(|l| l.contains("agreed on the survivors without this rank")),
+        "{late:?}"
+    );
+}
+
+#[test]
+fn two_deaths_leave_two_survivors_that_go_on() {
+    let (out, _) = nccl_run(&["-n", "4"], "heal-two-deaths");
+    let by_rank = reports(&out);
+    for r in [0, 1] {
+        assert!(
+            by_rank[&r]
+                .iter()
+                .any(|l| l == &format!("shrunk {r} of 2: sum 2")),
+            "rank {r}: {:?}\n{}",
+            by_rank[&r],
+            stderr(&out)
+        );
+    }
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn a_replacement_that_dies_before_joining_ends_the_grow_in_an_error() {
+    let (out, took) = nccl_run(&["-n", "3"], "heal-dead-ticket");
+    let by_rank = reports(&out);
+    for r in 0..3 {
+        let line = by_rank[&r]
+            .iter()
+            .find(|l| l.starts_with("admit failed after"))
+            .unwrap_or_else(|| panic!("rank {r}: {:?}\n{}", by_rank[&r], stderr(&out)));
+        assert!(
+            line.contains("timed out") || line.contains("not joined"),
+            "{line}"
+        );
+    }
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+}

@@ -424,6 +424,32 @@ fn child() {
             shrunk.comm.close().unwrap();
             drop(revoked);
         }
+        "shrink-member-dies" => {
+            // Rank 3 is killed by the parent; rank 2 leaves after the failure, before
+            // it shrinks (a death during the recovery). Ranks 0 and 1 shrink without
+            // rank 3 only, and wait for rank 2 at most their call timeout (1.5 s).
+            let cfg = Config::new()
+                .blocking(false)
+                .call_timeout(Duration::from_millis(1500));
+            let comm = init(&cfg).unwrap();
+            comm.wait_ready(PATIENCE).unwrap();
+            if rank == 3 {
+                println!("@@ ready");
+                std::thread::sleep(Duration::from_secs(3600)); // killed by the parent
+                return;
+            }
+            let mut x = DeviceBuffer::from_slice(&s, &[1u32; 64]).unwrap();
+            comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+            s.synchronize_timeout(PATIENCE).unwrap_err();
+            if rank == 2 {
+                println!("@@ leaving");
+                std::process::exit(0);
+            }
+            let revoked = comm.revoke().unwrap();
+            let started = Instant::now();
+            let e = revoked.shrink(&[3], &Config::new()).unwrap_err();
+            println!("@@ after {} ms: {e}", started.elapsed().as_millis());
+        }
         "grow" => {
             // Ranks 0 and 1 grow into 3; rank 2 joins with the id rank 0 writes.
             let file = std::path::PathBuf::from(std::env::var("NCCL_RS_TEST_FILE").unwrap());

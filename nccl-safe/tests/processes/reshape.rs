@@ -38,6 +38,39 @@ fn survivors_of_a_killed_process_revoke_shrink_and_go_on() {
 }
 
 #[test]
+fn a_survivor_that_dies_during_the_shrink_ends_it_in_an_error_not_a_hang() {
+    let id = UniqueId::random();
+    let mut ranks: Vec<Rank> = (0..4)
+        .map(|r| spawn("shrink-member-dies", r, 4, &id, r))
+        .collect();
+    let mut victim = ranks.remove(3);
+    let (_, rest) = read_until(&mut victim, "@@ ready");
+    std::thread::sleep(Duration::from_millis(200));
+    victim.child.kill().unwrap();
+    victim.child.wait().unwrap();
+    drop(rest);
+    for r in ranks {
+        let (rank, ok, lines) = finish(r);
+        assert!(ok, "rank {rank}: {lines:?}");
+        if rank == 2 {
+            assert_eq!(lines, ["leaving"]);
+            continue;
+        }
+        let line = &lines[0];
+        let (ms, text) = line
+            .strip_prefix("after ")
+            .and_then(|l| l.split_once(" ms: "))
+            .unwrap_or_else(|| panic!("rank {rank}: {lines:?}"));
+        // Rank 2 never joins the shrunk communicator: named, within the timeout.
+        assert!(
+            text.contains("[2]") || text.contains("rank 2"),
+            "rank {rank}: {text}"
+        );
+        assert!(ms.parse::<u64>().unwrap() < 10_000, "rank {rank}: {line}");
+    }
+}
+
+#[test]
 fn two_processes_grow_into_three_and_a_late_joiner_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("grow-id");

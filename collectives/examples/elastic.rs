@@ -14,8 +14,10 @@
 //!
 //! The group runs under [`ErrorPolicy::Shrink`]: when a rank dies (`--kill-rank R
 //! --kill-at S` makes launch rank R kill itself with SIGKILL at the start of step S),
-//! the step's all-reduce fails on the others, who call [`ProcessGroup::shrink`] and
-//! redo the step in the shrunk group. `nccl-run --max-restarts 1` restarts the dead
+//! the step's all-reduce fails on the others, who call [`ProcessGroup::shrink`], take
+//! the model and step of the shrunk group's rank 0 (a step is committed only once the
+//! checksums agree, but a rank may fail in the checksum after another passed it), and
+//! go on; a failure anywhere in a step, the admit included, takes the same path. `nccl-run --max-restarts 1` restarts the dead
 //! process; its [`ProcessGroup::from_env`] joins the running group through a grow
 //! when the others next call `admit`, and the first thing it does is receive the
 //! parameters and the step by broadcast. Every rank ends at the last step with the
@@ -191,6 +193,24 @@ fn share_state(
     Ok(())
 }
 
+/// One step, committed only once every rank's parameters agree: the gradients
+/// all-reduced and applied, the parameters compared; then any waiting replacement
+/// admitted (the grown group, when one came in).
+fn advance(
+    pg: &ProcessGroup,
+    stream: &Stream,
+    params: &mut Vec<f32>,
+    slot: usize,
+    step: &mut u64,
+) -> collectives::Result<Option<ProcessGroup>> {
+    let mut next = params.clone();
+    train_step(pg, stream, &mut next, slot, *step)?;
+    check_equal(pg, stream, &next)?;
+    *params = next;
+    *step += 1;
+    pg.admit()
+}
+
 fn kill_myself() {
     // SAFETY: kill has no memory effects; it ends this process at once, as a crash or
     // the OOM killer would.
@@ -239,39 +259,50 @@ fn run(args: &Args) -> collectives::Result<()> {
             clock.say(&format!("step {step}: killing myself (SIGKILL)"));
             kill_myself();
         }
-        if let Err(e) = train_step(&pg, &stream, &mut params, slot, step) {
-            clock.say(&format!("step {step} failed: {e}"));
-            pg = pg.shrink()?;
-            clock.say(&format!(
-                "shrunk to {} ranks (epoch {}), now rank {}; redoing step {step}",
-                pg.size(),
-                pg.epoch(),
-                pg.rank()
-            ));
-            resuming = true;
-            continue;
-        }
-        if resuming {
-            resuming = false;
-            let since = store
-                .as_deref()
-                .and_then(|s| read_ms(s, KILLED_KEY))
-                .map(|k| format!(" {} ms after the death", unix_ms().saturating_sub(k)))
-                .unwrap_or_default();
-            clock.say(&format!(
-                "resumed: step {step} done on the shrunk group{since}"
-            ));
-        }
-        step += 1;
-        check_equal(&pg, &stream, &params)?;
-        if let Some(grown) = pg.admit()? {
-            pg = grown;
-            share_state(&pg, &stream, &mut params, &mut step)?;
-            clock.say(&format!(
-                "admitted a replacement: {} ranks (epoch {}) from step {step}",
-                pg.size(),
-                pg.epoch()
-            ));
+        match advance(&pg, &stream, &mut params, slot, &mut step) {
+            Ok(grown) => {
+                if resuming {
+                    resuming = false;
+                    let since = store
+                        .as_deref()
+                        .and_then(|s| read_ms(s, KILLED_KEY))
+                        .map(|k| format!(" {} ms after the death", unix_ms().saturating_sub(k)))
+                        .unwrap_or_default();
+                    clock.say(&format!(
+                        "resumed: step {} done on the shrunk group{since}",
+                        step - 1
+                    ));
+                }
+                if let Some(grown) = grown {
+                    pg = grown;
+                    share_state(&pg, &stream, &mut params, &mut step)?;
+                    clock.say(&format!(
+                        "admitted a replacement: {} ranks (epoch {}) from step {step}",
+                        pg.size(),
+                        pg.epoch()
+                    ));
+                }
+            }
+            Err(e) => {
+                clock.say(&format!("step {step} failed: {e}"));
+                // The survivors may disagree by one step on what completed (a rank can
+                // fail in the checksum after another passed it): the shrunk group
+                // takes its new rank 0's model and step. A death during this recovery
+                // shrinks again.
+                loop {
+                    pg = pg.shrink()?;
+                    if share_state(&pg, &stream, &mut params, &mut step).is_ok() {
+                        break;
+                    }
+                }
+                clock.say(&format!(
+                    "shrunk to {} ranks (epoch {}), now rank {}; going on from step {step}",
+                    pg.size(),
+                    pg.epoch(),
+                    pg.rank()
+                ));
+                resuming = true;
+            }
         }
     }
     let sum = check_equal(&pg, &stream, &params)?;

@@ -15,6 +15,10 @@
 //!   `nccl-hang-report` program) merges the dumps of all ranks into one line per
 //!   finding, naming the rank that never arrived.
 //!
+//! - **Jobs can heal.** Under [`ErrorPolicy::Shrink`] a failure ends the group's
+//!   epoch, not the job: [`ProcessGroup::shrink`] makes the group of the survivors,
+//!   and [`ProcessGroup::admit`] lets replacements in (`nccl-run --max-restarts`).
+//!
 //! Backpressure: a GPU's launch queue holds about a thousand pending operations, after
 //! which a launch blocks the host with no word why. [`Options::max_in_flight`] caps the
 //! operations in flight; past it, a call waits (at most the timeout) for the oldest to

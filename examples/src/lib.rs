@@ -11,6 +11,8 @@ mod docs {
     struct Readme;
     #[doc = include_str!("../../docs/guide.md")]
     struct Guide;
+    #[doc = include_str!("../../docs/healing.md")]
+    struct Healing;
     #[doc = include_str!("../../docs/launching.md")]
     struct Launching;
     #[doc = include_str!("../../docs/troubleshooting-hangs.md")]

@@ -9,6 +9,9 @@
 //!   construction. Work on one buffer from several streams is ordered without
 //!   explicit waits; disjoint views stay independent; dropping never blocks the host.
 //! - [`DataType`]: the element types NCCL reduces.
+//! - [`Communicator`]: one rank of an NCCL communicator, its stream-ordered
+//!   collectives, and revoke, shrink and grow with NCCL's rules in the types
+//!   ([`Revoked`], [`Shrunk`], [`GrowId`]).
 //! - [`Error`]: the one error type; every driver and NCCL return code becomes one in
 //!   one place.
 //!

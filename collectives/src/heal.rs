@@ -321,11 +321,16 @@ impl ProcessGroup {
             let mut alive = Vec::new();
             let mut unknown = Vec::new();
             for r in 0..size {
+                // Gone wins over alive: a rank that came and then died is gone.
+                let gone = r != rank
+                    && (Some(r) == exited
+                        || js.store.get(&gone_key(&prefix, r)).map_err(&err)?.is_some());
+                if gone {
+                    continue;
+                }
                 if js.store.get(&alive_key(r)).map_err(&err)?.is_some() {
                     alive.push(r);
-                } else if Some(r) != exited
-                    && js.store.get(&gone_key(&prefix, r)).map_err(&err)?.is_none()
-                {
+                } else {
                     unknown.push(r);
                 }
             }

@@ -211,6 +211,7 @@ struct Healing {
 impl Healing {
     /// A rank whose process failed in a job whose groups heal: restarted while
     /// `--max-restarts` allows, else left behind (the others shrink and go on).
+    /// `true` when a new process runs in its slot.
     fn failed(
         &mut self,
         a: &args::Args,
@@ -218,7 +219,7 @@ impl Healing {
         slot: usize,
         env: &[(String, String)],
         elapsed: Duration,
-    ) {
+    ) -> bool {
         let r = &mut ranks[slot];
         r.healed_over = true;
         let (rank, status) = (r.rank, r.status.map(|(s, _)| s));
@@ -239,6 +240,7 @@ impl Healing {
                     self.retired.push(std::mem::replace(&mut ranks[slot], new));
                     self.events
                         .push(format!("rank {rank} {what} at {at:.1} s and was restarted"));
+                    return true;
                 }
                 Err(e) => {
                     eprintln!("nccl-run: rank {rank} {what} after {at:.1} s; {e}");
@@ -261,6 +263,7 @@ impl Healing {
                 "rank {rank} {what} at {at:.1} s and was left behind"
             ));
         }
+        false
     }
 }
 
@@ -343,8 +346,9 @@ fn supervise(
             {
                 for (rank, _) in seen.drain(..) {
                     let slot = rank - first_rank;
-                    healing.failed(a, ranks, slot, &envs[slot], start.elapsed());
-                    ended[slot].store(false, Ordering::Release);
+                    if healing.failed(a, ranks, slot, &envs[slot], start.elapsed()) {
+                        ended[slot].store(false, Ordering::Release);
+                    }
                 }
             }
             if first_failure.is_none() {

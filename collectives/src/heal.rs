@@ -246,10 +246,15 @@ impl ProcessGroup {
     /// # Ok::<(), collectives::Error>(())
     /// ```
     ///
+    /// An empty list makes a new communicator of the same ranks when the group has a
+    /// store to exchange its id through (what [`ProcessGroup::shrink`] does when
+    /// nobody is gone); without one it is refused.
+    ///
     /// # Errors
     ///
     /// As [`ProcessGroup::shrink`], and [`nccl_safe::Error::InvalidArgument`] for a
-    /// list nccl-safe refuses (empty, a rank twice or out of range, this rank).
+    /// list nccl-safe refuses (empty without a store, a rank twice or out of range,
+    /// this rank).
     #[track_caller]
     pub fn shrink_excluding(&self, exclude: &[usize]) -> Result<ProcessGroup> {
         let site = Location::caller();
@@ -417,7 +422,7 @@ impl ProcessGroup {
         };
         let size = comm.size();
         let pg = ProcessGroup::build(comm, options, epoch_key(inner.peers_key, epoch), lineage)?;
-        self.hand_over(&pg, ReplacedBy::Shrink, js)?;
+        self.hand_over(&pg, ReplacedBy::Shrink, js);
         if new_rank == 0 {
             eprint_all(&format!(
                 "nccl-rs: group {} epoch {epoch}: shrunk from {} to {size} ranks{}\n",
@@ -480,8 +485,11 @@ impl ProcessGroup {
     }
 
     /// Marks this group replaced by `pg` and moves its link to the job's store (with a
-    /// connection of its own, and the store server this rank hosts) to `pg`.
-    fn hand_over(&self, pg: &ProcessGroup, by: ReplacedBy, js: Option<JobStore>) -> Result<()> {
+    /// connection of its own, and the store server this rank hosts) to `pg`. A link
+    /// that cannot be made is logged, not returned: `pg` works without it (its
+    /// failures then reach the other ranks through their timeouts), which is better
+    /// than losing both groups.
+    fn hand_over(&self, pg: &ProcessGroup, by: ReplacedBy, js: Option<JobStore>) {
         *lock(&self.inner.replaced) = Some(Replacement {
             by,
             epoch: pg.inner.epoch,
@@ -490,9 +498,16 @@ impl ProcessGroup {
         });
         let server = self.inner.sink.get().and_then(|s| s.retire());
         if let Some(js) = js {
-            attach(&pg.inner, js, server, pg.inner.epoch)?;
+            if let Err(e) = attach(&pg.inner, js, server, pg.inner.epoch) {
+                log::error!(
+                    "group {} rank {} epoch {}: no link to the job's store ({e}); failures \
+                     of other ranks reach this group only through its timeouts",
+                    pg.inner.options.name,
+                    pg.inner.rank,
+                    pg.inner.epoch
+                );
+            }
         }
-        Ok(())
     }
 
     /// Lets the replacements that wait in the job's store into the group: collective
@@ -517,7 +532,9 @@ impl ProcessGroup {
         let inner = &self.inner;
         let err = store_error(&js);
         // Rank 0 counts the tickets not yet granted; an all-reduce tells everyone.
-        let (waiting, admitted) = if inner.rank == 0 {
+        // Tickets up to `tickets` were looked at by an earlier admit: granted, or
+        // void then (its holder gone).
+        let (waiting, live, tickets) = if inner.rank == 0 {
             let read = |key: &str| -> Result<i64> {
                 Ok(js
                     .store
@@ -528,9 +545,20 @@ impl ProcessGroup {
             };
             let admitted = read(&admitted_key(&js.base))?;
             let tickets = read(&tickets_key(&js.base))?;
-            ((tickets - admitted).max(0) as u64, admitted)
+            let mut live = Vec::new();
+            for t in admitted + 1..=tickets {
+                if js
+                    .store
+                    .get(&grant_key(&js.base, t))
+                    .map_err(&err)?
+                    .is_none()
+                {
+                    live.push(t);
+                }
+            }
+            (live.len() as u64, live, tickets)
         } else {
-            (0, 0)
+            (0, Vec::new(), 0)
         };
         let mut count = DeviceBuffer::from_slice(&inner.stream, &[waiting])?;
         let info = OpInfo::new("admit", DType::U64, 1, site).library("admit");
@@ -550,7 +578,7 @@ impl ProcessGroup {
             let id = self.inner.with_comm(|c| c.grow_id()).ok_or_else(|| {
                 self.reshape_error("admit", "the group was replaced".into(), vec![])
             })??;
-            for i in 0..waiting {
+            for (i, &ticket) in live.iter().enumerate() {
                 let grant = Grant {
                     epoch,
                     rank: inner.size + i,
@@ -558,16 +586,24 @@ impl ProcessGroup {
                     seq,
                     id,
                 };
-                let ticket = admitted + 1 + i as i64;
-                js.store
-                    .set(&grant_key(&js.base, ticket), grant.encode().as_bytes())
+                // A holder gone since it was counted leaves the grow waiting for it
+                // (at most the timeout); the grant says who is expected.
+                let key = grant_key(&js.base, ticket);
+                let set = js
+                    .store
+                    .compare_set(&key, None, grant.encode().as_bytes())
                     .map_err(&err)?;
+                if set.as_deref() == Some(VOID) {
+                    log::error!(
+                        "group {}: replacement ticket {ticket} went void while admitted; the \
+                         grow waits for rank {} until its timeout",
+                        inner.options.name,
+                        inner.size + i
+                    );
+                }
             }
             js.store
-                .set(
-                    &admitted_key(&js.base),
-                    (admitted + waiting as i64).to_string().as_bytes(),
-                )
+                .set(&admitted_key(&js.base), tickets.to_string().as_bytes())
                 .map_err(&err)?;
             Some(id)
         } else {
@@ -590,7 +626,7 @@ impl ProcessGroup {
         let pg = ProcessGroup::build(comm, options, epoch_key(inner.peers_key, epoch), lineage)?;
         inner.refuse(format!("the group was replaced by a grow at {site_text}"));
         drop(err);
-        self.hand_over(&pg, ReplacedBy::Admit, Some(js))?;
+        self.hand_over(&pg, ReplacedBy::Admit, Some(js));
         if pg.rank() == 0 {
             eprint_all(&format!(
                 "nccl-rs: group {} epoch {epoch}: grew from {} to {size} ranks\n",
@@ -644,7 +680,7 @@ impl ProcessGroup {
         let pg = ProcessGroup::build(comm, options, epoch_key(inner.peers_key, epoch), lineage)?;
         inner.refuse(format!("the group was replaced by a grow at {site_text}"));
         let js = inner.sink.get().and_then(|s| s.job_store());
-        self.hand_over(&pg, ReplacedBy::Grow, js)?;
+        self.hand_over(&pg, ReplacedBy::Grow, js);
         Ok(pg)
     }
 
@@ -741,44 +777,53 @@ pub(crate) fn join_as_replacement(
 }
 
 /// Takes a ticket and waits (at most the group's timeout) for its grant.
+///
+/// A ticket whose holder is gone is void, so that no grow waits for it: the holder's
+/// TCP connection leaves [`VOID`] at the grant's key should it drop (the server sets
+/// it only if no grant is there yet), and a holder that gives up puts it there itself
+/// unless a grant came first (compare-and-set, as rank 0 grants).
 fn wait_for_grant(js: &JobStore, options: &crate::Options) -> Result<Grant> {
     let err = store_error(js);
     let ticket = js.store.add(&tickets_key(&js.base), 1).map_err(&err)?;
     let key = grant_key(&js.base, ticket);
+    if let Some(tcp) = &js.tcp {
+        tcp.on_disconnect_create(&key, VOID).map_err(&err)?;
+    }
+    let refused = |reason: String| Error::Reshape {
+        group: options.name.clone(),
+        rank: usize::MAX,
+        op: "join",
+        epoch: 0,
+        reason,
+        late: Vec::new(),
+    };
+    let decode = |value: Vec<u8>| {
+        Grant::decode(&value).ok_or_else(|| refused(format!("the grant at {key} does not parse")))
+    };
     let start = Instant::now();
-    let grant = loop {
+    loop {
         match js.store.wait(&[&key], Duration::from_millis(250)) {
-            Ok(()) => {
-                let value = js.store.get(&key).map_err(&err)?.unwrap_or_default();
-                break Grant::decode(&value).ok_or_else(|| Error::Reshape {
-                    group: options.name.clone(),
-                    rank: usize::MAX,
-                    op: "join",
-                    epoch: 0,
-                    reason: format!("the grant at {key} does not parse"),
-                    late: Vec::new(),
-                })?;
-            }
+            Ok(()) => return decode(js.store.get(&key).map_err(&err)?.unwrap_or_default()),
             Err(StoreError::Timeout { .. }) if start.elapsed() < options.timeout => {}
             Err(StoreError::Timeout { .. }) => {
-                return Err(Error::Reshape {
-                    group: options.name.clone(),
-                    rank: usize::MAX,
-                    op: "join",
-                    epoch: 0,
-                    reason: format!(
-                        "ticket {ticket} was not admitted within {:?}: the group's ranks \
-                         let replacements in with ProcessGroup::admit",
+                // Withdrawn, unless granted in the meantime.
+                return match js.store.compare_set(&key, None, VOID).map_err(&err)? {
+                    Some(v) if v != VOID => decode(v),
+                    _ => Err(refused(format!(
+                        "ticket {ticket} was not admitted within {:?} (the group's ranks let \
+                         replacements in with ProcessGroup::admit); withdrawn",
                         options.timeout
-                    ),
-                    late: Vec::new(),
-                });
+                    ))),
+                };
             }
             Err(e) => return Err(err(e)),
         }
-    };
-    Ok(grant)
+    }
 }
+
+/// What a void ticket's grant key holds (its holder gave up, or its connection
+/// dropped before a grant).
+const VOID: &[u8] = b"void";
 
 #[cfg(test)]
 mod tests {

@@ -35,6 +35,8 @@ pub enum ErrorPolicy {
     /// [`ProcessGroup::shrink`](crate::ProcessGroup::shrink) on every surviving rank,
     /// which agrees on who is gone and returns the group of the survivors, and may
     /// later let replacements in with [`ProcessGroup::admit`](crate::ProcessGroup::admit).
+    /// It needs `ncclCommRevoke` (NCCL 2.28.7): a group under it is refused with
+    /// [`nccl_safe::Error::UnsupportedByNccl`] on an older NCCL.
     Shrink,
 }
 

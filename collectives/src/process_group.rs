@@ -234,6 +234,11 @@ impl ProcessGroup {
         lineage: Lineage,
     ) -> Result<ProcessGroup> {
         options.validate()?;
+        if options.on_error == crate::ErrorPolicy::Shrink {
+            // A failure must leave the communicator revoked, not aborted, for the
+            // survivors to shrink it.
+            comm.nccl_features()?.require(nccl_safe::Feature::Revoke)?;
+        }
         let abort = comm.abort_handle()?;
         let device = comm.device().clone();
         let stream = Stream::with_options(

@@ -544,10 +544,16 @@ impl Inner {
     /// shrunk then; the shrink says so).
     fn abort_comm_after(&self, cause: Option<usize>, revoke: bool) {
         let run = move |abort: &AbortHandle| match (cause, revoke) {
-            (_, true) => abort.revoke().or_else(|e| {
-                log::error!("revoke: {e}; aborting instead");
-                abort.abort()
-            }),
+            (_, true) => match abort.revoke() {
+                // (A group under ErrorPolicy::Shrink is refused where NCCL has no
+                // revoke; this is the belt to that.)
+                Err(e @ nccl_safe::Error::UnsupportedByNccl { .. }) => {
+                    log::error!("revoke: {e}; aborting instead");
+                    abort.abort()
+                }
+                // The communicator stays revoked; the shrink says what NCCL makes of it.
+                other => other,
+            },
             (Some(c), false) => abort.abort_after(c),
             (None, false) => abort.abort(),
         };

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use collectives::store::ClientOptions;
+use collectives::store::{ClientOptions, Store};
 use collectives::{Error, ErrorPolicy, Launch, Options, ProcessGroup};
 use nccl_safe::{DeviceBuffer, ReduceOp, Stream};
 
@@ -203,6 +203,42 @@ pub(super) fn child(scenario: &str, launch: &Launch) {
                 sum(&next).unwrap()
             );
         }
+        "heal-exit-error" => {
+            // Rank 1 exits with status 3 (a bug, not a death); the others shrink and
+            // finish. nccl-run lets them, but the job's status is rank 1's.
+            if rank == 1 {
+                std::process::exit(3);
+            }
+            println!("@@ failed: {}", sum(&pg).unwrap_err());
+            let next = pg.shrink().unwrap();
+            println!(
+                "@@ shrunk {} of {}: sum {}",
+                next.rank(),
+                next.size(),
+                sum(&next).unwrap()
+            );
+        }
+        "heal-void-ticket" => {
+            // Rank 2 takes a ticket as a replacement would and its connection drops
+            // before a grant (its holder died): the ticket is void, and admit lets
+            // nobody in instead of waiting for it.
+            if rank == 2 {
+                let url = std::env::var("NCCL_RS_STORE").unwrap();
+                let token = std::env::var("NCCL_RS_STORE_TOKEN").unwrap();
+                let addr = url.strip_prefix("tcp://").unwrap();
+                let holder =
+                    collectives::store::TcpStore::connect(addr, ClientOptions::new().token(&token))
+                        .unwrap();
+                let t = holder.add("nccl-rs/default/1/join/tickets", 1).unwrap();
+                holder
+                    .on_disconnect_create(&format!("nccl-rs/default/1/join/grant/{t}"), b"void")
+                    .unwrap();
+                drop(holder); // no orderly close: as a killed process's
+            }
+            std::thread::sleep(Duration::from_millis(200));
+            pg.barrier().unwrap().wait_host(timeout).unwrap();
+            println!("@@ admitted {}", pg.admit().unwrap().is_some());
+        }
         "heal-dead-ticket" => {
             // Rank 2 takes a replacement's ticket in the store, as a restarted process
             // does, and that "replacement" never joins (it died). The admit's grow waits
@@ -284,6 +320,40 @@ fn two_deaths_leave_two_survivors_that_go_on() {
         );
     }
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn an_error_exit_is_healed_over_but_stays_the_jobs_status() {
+    let (out, _) = nccl_run(&["-n", "3"], "heal-exit-error");
+    let by_rank = reports(&out);
+    let err = stderr(&out);
+    for r in [0, 2] {
+        let want = format!("shrunk {} of 2: sum 2", r / 2);
+        assert!(
+            by_rank[&r].contains(&want),
+            "rank {r}: {:?}\n{err}",
+            by_rank[&r]
+        );
+    }
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("rank 1 exit status 3 at") && err.contains("the job went on"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_ticket_whose_holder_is_gone_is_void_and_nobody_waits_for_it() {
+    let (out, _) = nccl_run(&["-n", "3"], "heal-void-ticket");
+    let by_rank = reports(&out);
+    for r in 0..3 {
+        assert!(
+            by_rank[&r].contains(&"admitted false".to_string()),
+            "rank {r}: {:?}\n{}",
+            by_rank[&r],
+            stderr(&out)
+        );
+    }
 }
 
 #[test]

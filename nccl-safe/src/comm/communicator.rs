@@ -121,6 +121,10 @@ pub(crate) struct CommInner {
     /// Set by a revoke or a shrink in abort mode: no more operations; teardown
     /// aborts (never destroys, which can block forever on such a parent).
     pub(super) revoked: AtomicBool,
+    /// How the revoke that set `revoked` ended, once it has (`None` while it runs on
+    /// the thread that set the flag): a second revoker waits for it, so that nobody
+    /// shrinks a communicator that is not quiescent yet.
+    revoke_outcome: (Mutex<Option<Result<()>>>, std::sync::Condvar),
     /// The id `grow_id` made for this communicator's next grow, until a grow uses it
     /// (NCCL: no second id while one is unused).
     pub(super) grow_id: Mutex<Option<[u8; 128]>>,
@@ -155,6 +159,7 @@ impl CommInner {
             launches: AtomicUsize::new(0),
             finalized: AtomicBool::new(false),
             revoked: AtomicBool::new(false),
+            revoke_outcome: (Mutex::new(None), std::sync::Condvar::new()),
             grow_id: Mutex::new(None),
             pending: Mutex::new(Vec::new()),
             prune_at: AtomicUsize::new(64),
@@ -400,14 +405,17 @@ impl CommInner {
     /// aborted or closed communicator, which has nothing left to stop.
     pub(super) fn revoke_now(&self) -> Result<()> {
         if !self.mark_revoked() {
-            return Ok(());
+            return self.wait_revoked();
         }
-        self.imp.revoke(self.config.call_timeout)
+        let outcome = self.imp.revoke(self.config.call_timeout);
+        self.revoked_with(outcome.clone());
+        outcome
     }
 
     /// Marks the communicator revoked (new operations refused, its teardown an abort)
     /// and remembers what that cuts short; `false` when it was revoked already, or
-    /// aborted or closed (nothing left to stop). The caller stops the work.
+    /// aborted or closed (nothing left to stop). A caller that gets `true` stops the
+    /// work and then says how that ended with [`CommInner::revoked_with`].
     pub(super) fn mark_revoked(&self) -> bool {
         if self.revoked.swap(true, Ordering::AcqRel)
             || self.aborted.load(Ordering::Acquire)
@@ -417,6 +425,42 @@ impl CommInner {
         }
         self.cut_short(BY_REVOKE);
         true
+    }
+
+    /// Says how the revoke of the thread that marked the communicator ended, and
+    /// wakes the others waiting for it.
+    pub(super) fn revoked_with(&self, outcome: Result<()>) {
+        *lock(&self.revoke_outcome.0) = Some(outcome);
+        self.revoke_outcome.1.notify_all();
+    }
+
+    /// Waits, at most the call timeout, for a revoke under way on another thread;
+    /// at once when it ended, or when the communicator was aborted or closed.
+    fn wait_revoked(&self) -> Result<()> {
+        let deadline = crate::sync::deadline(self.config.call_timeout);
+        let mut outcome = lock(&self.revoke_outcome.0);
+        loop {
+            if let Some(r) = &*outcome {
+                return r.clone();
+            }
+            if self.aborted.load(Ordering::Acquire) || self.closed.load(Ordering::Acquire) {
+                return Ok(());
+            }
+            // Slices, so that an abort (which does not notify) is seen soon.
+            let left = crate::sync::left(deadline).min(Duration::from_millis(20));
+            if left.is_zero() {
+                return Err(Error::Timeout {
+                    op: "revoke (waiting for the revoke under way on another thread)",
+                    waited: self.config.call_timeout,
+                });
+            }
+            outcome = self
+                .revoke_outcome
+                .1
+                .wait_timeout(outcome, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
     }
 
     /// Before this communicator's teardown synchronises the device (freeing memory

@@ -179,10 +179,13 @@ impl Revoked {
     }
 
     /// Shrinks: the ranks not in `exclude` make a new communicator, and this one
-    /// stays revoked (it may be shrunk again, for instance without more ranks after a
-    /// shrink that failed). Every surviving rank calls it with the same list;
-    /// excluded ranks do not call it. On cuda this is `ncclCommShrink` in abort mode
+    /// stays revoked. Every surviving rank calls it with the same list; excluded
+    /// ranks do not call it. On cuda this is `ncclCommShrink` in abort mode
     /// (`NCCL_SHRINK_ABORT`: nothing is left running to wait for).
+    ///
+    /// A shrink that fails ends this communicator on cuda (NCCL refuses every call on
+    /// a communicator whose last call failed, so the library aborts it then); only
+    /// the sim lets it be shrunk again.
     ///
     /// # Errors
     ///
@@ -330,8 +333,9 @@ impl Communicator {
     ///
     /// [`Error::UnsupportedByNccl`] below NCCL 2.28.7 (the communicator is then
     /// released as a drop does: check [`Communicator::nccl_features`] first to keep
-    /// it); [`Error::Timeout`] when it does not become quiescent in time (the
-    /// communicator is revoked all the same); driver errors.
+    /// it); [`Error::Timeout`] when it does not become quiescent within the call
+    /// timeout (it is then released by abort: a communicator still stopping cannot be
+    /// shrunk); driver errors.
     pub fn revoke(self) -> Result<Revoked> {
         require(&self.inner, Feature::Revoke)?;
         self.inner.revoke_now()?;
@@ -398,10 +402,16 @@ impl Communicator {
     /// [`Communicator::revoke`] and then [`Revoked::shrink`].
     pub fn shrink_abort(self, exclude: &[usize], config: &Config) -> Result<(Shrunk, Revoked)> {
         require(&self.inner, Feature::Shrink)?;
+        config.validate()?;
         checked_exclude(&self.inner, exclude)?;
         // NCCL_SHRINK_ABORT stops the outstanding work (the sim's driver stops it
-        // too); what it cuts short is remembered first.
-        self.inner.mark_revoked();
+        // too); what it cuts short is remembered first. A revoke under way on another
+        // thread is waited for.
+        if self.inner.mark_revoked() {
+            self.inner.revoked_with(Ok(()));
+        } else {
+            self.inner.revoke_now()?;
+        }
         let parent = Revoked { comm: self };
         let shrunk = parent.shrink(exclude, config)?;
         Ok((shrunk, parent))
@@ -567,8 +577,10 @@ impl AbortHandle {
     /// Revokes the communicator from any thread (as [`Communicator::revoke`] does,
     /// without owning it): in-flight operations stop and fail, and the owner's
     /// operations are refused from then on, saying it was revoked; the owner then
-    /// turns it into its [`Revoked`] form with [`Communicator::revoke`] (which does
-    /// not revoke twice) to shrink it. Idempotent.
+    /// turns it into its [`Revoked`] form with [`Communicator::revoke`] to shrink it.
+    /// NCCL is asked once: a second revoke, here or by the owner, waits (at most the
+    /// call timeout) for the first to leave the communicator quiescent, and returns
+    /// how it ended.
     ///
     /// # Errors
     ///

@@ -105,6 +105,17 @@ pub(super) fn poll(
     timeout: Duration,
     op: &'static str,
 ) -> Result<()> {
+    settle(comm, device, timeout, op).and_then(|state| check(op, state))
+}
+
+/// As [`poll`], but returns the state the communicator settled in (any code but
+/// `ncclInProgress`) instead of turning an error into one.
+pub(super) fn settle(
+    comm: &CudaComm,
+    device: &CudaDevice,
+    timeout: Duration,
+    op: &'static str,
+) -> Result<sys::ncclResult_t> {
     let lib = lib()?;
     let deadline = crate::sync::deadline(timeout);
     let mut pause = Duration::from_micros(1);
@@ -120,7 +131,7 @@ pub(super) fn poll(
             state
         };
         if state != sys::ncclInProgress {
-            return check(op, state);
+            return Ok(state);
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(Error::Timeout {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use nccl_sys as sys;
 
 use super::CudaDevice;
-use super::comm::{CudaComm, RawConfig, lib, poll};
+use super::comm::{CudaComm, RawConfig, lib, poll, settle};
 use super::issue::started;
 use crate::base::config::Config;
 use crate::{Error, Result, check};
@@ -34,7 +34,10 @@ pub(crate) fn raw_id(id: &[u8; 128]) -> sys::ncclUniqueId {
 
 impl CudaComm {
     /// `ncclCommRevoke`, then polls until NCCL reports the communicator quiescent
-    /// (its state leaves `ncclInProgress`), at most `timeout`.
+    /// (its state leaves `ncclInProgress`), at most `timeout`. A communicator revoked
+    /// after a peer's failure may settle in that failure's error rather than
+    /// `ncclSuccess`: quiescent all the same (the error is the reason for the revoke,
+    /// and the shrink that follows says whether NCCL can still use it).
     pub fn revoke_quiesced(&self, device: &CudaDevice, timeout: Duration) -> Result<()> {
         if !self.revoke(device) {
             return Err(Error::InvalidUsage {
@@ -42,7 +45,11 @@ impl CudaComm {
                 reason: "ncclCommRevoke failed (or the loaded NCCL lacks it)".into(),
             });
         }
-        poll(self, device, timeout, "ncclCommRevoke")
+        let state = settle(self, device, timeout, "ncclCommRevoke")?;
+        if state != sys::ncclSuccess {
+            log::debug!("ncclCommRevoke: the communicator settled in state {state}");
+        }
+        Ok(())
     }
 
     /// `ncclCommShrink` without the ranks of `exclude`; `abort_first` passes

@@ -15,12 +15,13 @@ options:
   --grace S              after a rank fails (exits with an error, dies, or publishes
                          a failure), how long the others may run before they are
                          stopped (SIGTERM, then SIGKILL 0.5 s later; default 0.5)
-  --max-restarts K       restart a rank whose process dies, at most K times in all,
-                         when the job's groups heal (ErrorPolicy::Shrink): the new
-                         process gets NCCL_RS_RESTART_COUNT and joins the running
-                         group through a grow (ProcessGroup::admit on the others).
-                         Without it such a job goes on without the dead rank
-                         (default 0)
+  --max-restarts K       when the job's groups heal (ErrorPolicy::Shrink), restart a
+                         rank whose process fails (dies, or exits with an error),
+                         at most K times on this node: the new process gets
+                         NCCL_RS_RESTART_COUNT and joins the running group through
+                         a grow (ProcessGroup::admit on the others). Without it such
+                         a job goes on without the failed rank. An error exit
+                         stays the job's status (default 0)
   --tag-output           prefix every output line with [rank R]
   --nnodes M             nodes of the job (default 1)
   --node-rank K          this node's index, 0 to M-1 (default 0)

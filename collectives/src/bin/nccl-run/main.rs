@@ -206,6 +206,9 @@ struct Healing {
     retired: Vec<Rank>,
     /// One phrase per failure healed over.
     events: Vec<String>,
+    /// The first failure healed over that was an error exit (not a death by a
+    /// signal): the job's status, though the others went on.
+    error_exit: Option<std::process::ExitStatus>,
 }
 
 impl Healing {
@@ -223,6 +226,9 @@ impl Healing {
         let r = &mut ranks[slot];
         r.healed_over = true;
         let (rank, status) = (r.rank, r.status.map(|(s, _)| s));
+        if let Some(s) = status.filter(|s| s.code().is_some()) {
+            self.error_exit.get_or_insert(s);
+        }
         let what = status.map_or("ended".to_string(), procs::describe);
         let at = elapsed.as_secs_f64();
         if self.restarts < a.max_restarts {
@@ -298,6 +304,7 @@ fn supervise(
             per_slot: vec![0; ranks.len()],
             retired: Vec::new(),
             events: Vec::new(),
+            error_exit: None,
         };
         let fail_at = |stopping: &mut Option<Stopping>| {
             stopping.get_or_insert(Stopping {
@@ -449,7 +456,7 @@ fn supervise(
             && !timed_out
             && interrupted.is_none()
         {
-            return healed_summary(ranks, &healing.events, start);
+            return healed_summary(ranks, &healing, start);
         }
         summary(
             ranks,
@@ -495,9 +502,11 @@ fn print_report(store: &TcpStore, failure: &JobFailure, gone: &dyn Fn(usize) -> 
 }
 
 /// The summary line of a job whose groups healed over failures; returns the exit
-/// code: 0 when every rank's last process that was not left behind exited with 0,
-/// and at least one did.
-fn healed_summary(ranks: &[Rank], events: &[String], start: Instant) -> u8 {
+/// code: 0 when the failures healed over were deaths (killed by a signal), every
+/// rank's last process that was not left behind exited with 0, and at least one did;
+/// else the status of the first error exit.
+fn healed_summary(ranks: &[Rank], healing: &Healing, start: Instant) -> u8 {
+    let events = &healing.events;
     let n = ranks.len();
     let secs = start.elapsed().as_secs_f64();
     let failed: Vec<&Rank> = ranks
@@ -523,7 +532,8 @@ fn healed_summary(ranks: &[Rank], events: &[String], start: Instant) -> u8 {
         "nccl-run: {n} ranks, {secs:.1} s: {happened}; the job went on and {ok} rank(s) \
          exited with status 0"
     );
-    0
+    // An error exit is the job's status even when the others went on without it.
+    healing.error_exit.map_or(0, procs::exit_code)
 }
 
 /// The summary line; returns the exit code.

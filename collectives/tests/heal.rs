@@ -295,3 +295,25 @@ fn the_hang_report_reads_the_latest_epoch_and_says_so() {
     );
     assert!(!lines.iter().any(|l| l.contains("#5")), "{lines:?}");
 }
+
+#[test]
+fn the_shrink_policy_needs_an_nccl_with_revoke() {
+    use nccl_safe::{Communicator, Config, Version};
+    let dev = Device::sim(7).unwrap();
+    let old = Config::new().emulate_nccl_version(Version::new(2, 28, 3));
+    let comm = Communicator::init(&dev, 0, 1, &UniqueId::random(), &old).unwrap();
+    let e = ProcessGroup::from_communicator(comm, shrinking()).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            Error::Safe(nccl_safe::Error::UnsupportedByNccl {
+                feature: "revoke",
+                ..
+            })
+        ),
+        "{e}"
+    );
+    // The default policy does not need it.
+    let comm = Communicator::init(&dev, 0, 1, &UniqueId::random(), &old).unwrap();
+    assert!(ProcessGroup::from_communicator(comm, Options::new()).is_ok());
+}

@@ -7,15 +7,16 @@
 
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::thread;
+
 use std::time::Duration;
 
 use collectives::{Error, Options, ProcessGroup, WorkSet};
-use nccl_safe::{Device, DeviceBuffer, ReduceOp, Stream, UniqueId};
+use nccl_safe::{DeviceBuffer, ReduceOp, Stream};
 
 const PATIENCE: Duration = Duration::from_secs(30);
 
 mod common;
+use common::on_ranks;
 
 #[path = "group/communicators.rs"]
 mod communicators;
@@ -25,31 +26,6 @@ mod timeouts;
 mod waits;
 #[path = "group/watchdog.rs"]
 mod watchdog;
-
-/// Runs `f(rank, group)` on `n` sim ranks (devices `first..first+n`), one thread each.
-fn on_ranks<R: Send + 'static>(
-    first: usize,
-    n: usize,
-    options: Options,
-    f: impl Fn(usize, ProcessGroup) -> R + Send + Sync + 'static,
-) -> Vec<R> {
-    let id = UniqueId::random();
-    let f = Arc::new(f);
-    let handles: Vec<_> = (0..n)
-        .map(|rank| {
-            let (f, options) = (f.clone(), options.clone());
-            thread::spawn(move || {
-                let dev = Device::sim(first + rank).unwrap();
-                let pg = ProcessGroup::new(&dev, rank, n, &id, options).unwrap();
-                f(rank, pg)
-            })
-        })
-        .collect();
-    handles
-        .into_iter()
-        .map(|h| h.join().expect("rank thread"))
-        .collect()
-}
 
 type Shared<T> = Arc<Mutex<Option<T>>>;
 

@@ -15,37 +15,15 @@ use collectives::{
 };
 use nccl_safe::{Device, DeviceBuffer, GrowId, ReduceOp, UniqueId};
 
+mod common;
+use common::on_ranks;
+
 const PATIENCE: Duration = Duration::from_secs(30);
 
 fn shrinking() -> Options {
     Options::new()
         .on_error(ErrorPolicy::Shrink)
         .timeout(PATIENCE)
-}
-
-/// Runs `f(rank, group)` on `n` sim ranks (devices `first..first+n`), one thread each.
-fn on_ranks<R: Send + 'static>(
-    first: usize,
-    n: usize,
-    options: Options,
-    f: impl Fn(usize, ProcessGroup) -> R + Send + Sync + 'static,
-) -> Vec<R> {
-    let id = UniqueId::random();
-    let f = Arc::new(f);
-    let handles: Vec<_> = (0..n)
-        .map(|rank| {
-            let (f, options) = (f.clone(), options.clone());
-            thread::spawn(move || {
-                let dev = Device::sim(first + rank).unwrap();
-                let pg = ProcessGroup::new(&dev, rank, n, &id, options).unwrap();
-                f(rank, pg)
-            })
-        })
-        .collect();
-    handles
-        .into_iter()
-        .map(|h| h.join().expect("rank thread"))
-        .collect()
 }
 
 fn sum(pg: &ProcessGroup, value: u64) -> collectives::Result<(u64, Vec<u64>)> {

@@ -35,3 +35,30 @@ pub fn free_port() -> u16 {
         .unwrap()
         .port()
 }
+
+/// Runs `f(rank, group)` on `n` sim ranks (devices `first..first+n`), one thread each,
+/// and returns their results in rank order.
+#[allow(dead_code)] // not every test binary that includes this module needs it
+pub fn on_ranks<R: Send + 'static>(
+    first: usize,
+    n: usize,
+    options: collectives::Options,
+    f: impl Fn(usize, collectives::ProcessGroup) -> R + Send + Sync + 'static,
+) -> Vec<R> {
+    let id = nccl_safe::UniqueId::random();
+    let f = std::sync::Arc::new(f);
+    let handles: Vec<_> = (0..n)
+        .map(|rank| {
+            let (f, options) = (f.clone(), options.clone());
+            std::thread::spawn(move || {
+                let dev = nccl_safe::Device::sim(first + rank).unwrap();
+                let pg = collectives::ProcessGroup::new(&dev, rank, n, &id, options).unwrap();
+                f(rank, pg)
+            })
+        })
+        .collect();
+    handles
+        .into_iter()
+        .map(|h| h.join().expect("rank thread"))
+        .collect()
+}

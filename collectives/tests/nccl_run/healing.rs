@@ -13,12 +13,41 @@ use nccl_safe::{DeviceBuffer, ReduceOp, Stream};
 use super::{nccl_run, nccl_run_program, reports, stderr};
 
 /// The `elastic` example program: beside the prebuilt tests in `../tools` (a GPU
-/// node's archive), else where cargo built the examples of this package.
+/// node's archive), else built now by cargo into this test binary's target folder
+/// (`cargo test` builds examples only as tests; a no-op when it is up to date).
 fn elastic() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap();
-    let built = dir.join("../examples/elastic");
-    crate::common::program("elastic", built.to_str().unwrap())
+    static BUILT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            let profile_dir = exe.parent().and_then(|d| d.parent()).unwrap();
+            let carried = profile_dir.join("tools/elastic");
+            if profile_dir.join("gpu-check").exists() && carried.exists() {
+                return carried;
+            }
+            let release = profile_dir.ends_with("release");
+            let mut cargo = std::process::Command::new(env!("CARGO"));
+            cargo
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "collectives",
+                    "--example",
+                    "elastic",
+                ])
+                .arg("--manifest-path")
+                .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+                .env("CARGO_TARGET_DIR", profile_dir.parent().unwrap());
+            if release {
+                cargo.arg("--release");
+            }
+            let status = cargo.status().expect("cargo runs");
+            assert!(status.success(), "building the elastic example failed");
+            let built = profile_dir.join("examples/elastic");
+            crate::common::program("elastic", built.to_str().unwrap())
+        })
+        .clone()
 }
 
 /// Runs `nccl-run -n N FLAGS -- elastic ARGS`.

@@ -388,9 +388,30 @@ fn split_functions(bindings: &str) -> Split {
         &cuda,
     ));
     Split {
-        items: prettyplease::unparse(&items),
+        items: annotate_unsafe(&prettyplease::unparse(&items)),
         tables,
     }
+}
+
+/// The one `unsafe` block bindgen writes outside the function tables, in the
+/// `Default` of a C type it cannot derive it for (one with a union or a large
+/// array): zeroing the value in place. Each gets the `// SAFETY:` comment the project
+/// puts on every unsafe block; any other unsafe block stops the build, to be looked at.
+fn annotate_unsafe(items: &str) -> String {
+    const ZEROED: &str =
+        "        unsafe {\n            ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);";
+    const SAFETY: &str = "        // SAFETY: a plain C type (integers, pointers, arrays and unions of them), for\n        // which all-zero bytes are a valid value, as its C users rely on.\n";
+    let annotated = items.replace(ZEROED, &format!("{SAFETY}{ZEROED}"));
+    let blocks = annotated.matches("unsafe {").count();
+    let known = annotated.matches(SAFETY).count();
+    if blocks != known {
+        fail(&format!(
+            "bindgen emitted {} unsafe block(s) of a kind the generator does not know; \
+             add a SAFETY comment for them in annotate_unsafe",
+            blocks - known
+        ));
+    }
+    annotated
 }
 
 /// Entry points that cuda.h declares under one name or the other depending on its

@@ -2127,6 +2127,8 @@ const _: () = {
 impl Default for CUmemLocation_st {
     fn default() -> Self {
         let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        // SAFETY: a plain C type (integers, pointers, arrays and unions of them), for
+        // which all-zero bytes are a valid value, as its C users rely on.
         unsafe {
             ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
             s.assume_init()
@@ -2271,6 +2273,8 @@ const _: () = {
 impl Default for CUmemPoolProps_st {
     fn default() -> Self {
         let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        // SAFETY: a plain C type (integers, pointers, arrays and unions of them), for
+        // which all-zero bytes are a valid value, as its C users rely on.
         unsafe {
             ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
             s.assume_init()
@@ -2315,6 +2319,8 @@ const _: () = {
 impl Default for ncclUniqueId {
     fn default() -> Self {
         let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        // SAFETY: a plain C type (integers, pointers, arrays and unions of them), for
+        // which all-zero bytes are a valid value, as its C users rely on.
         unsafe {
             ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
             s.assume_init()
@@ -2461,6 +2467,8 @@ const _: () = {
 impl Default for ncclConfig_v23100 {
     fn default() -> Self {
         let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        // SAFETY: a plain C type (integers, pointers, arrays and unions of them), for
+        // which all-zero bytes are a valid value, as its C users rely on.
         unsafe {
             ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
             s.assume_init()
@@ -2524,6 +2532,8 @@ const _: () = {
 impl Default for ncclConfigExt__bindgen_ty_2 {
     fn default() -> Self {
         let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        // SAFETY: a plain C type (integers, pointers, arrays and unions of them), for
+        // which all-zero bytes are a valid value, as its C users rely on.
         unsafe {
             ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
             s.assume_init()
@@ -2547,6 +2557,8 @@ const _: () = {
 impl Default for ncclConfigExt {
     fn default() -> Self {
         let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        // SAFETY: a plain C type (integers, pointers, arrays and unions of them), for
+        // which all-zero bytes are a valid value, as its C users rely on.
         unsafe {
             ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
             s.assume_init()
@@ -2622,6 +2634,8 @@ const _: () = {
 impl Default for ncclCollConfig_v23200 {
     fn default() -> Self {
         let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        // SAFETY: a plain C type (integers, pointers, arrays and unions of them), for
+        // which all-zero bytes are a valid value, as its C users rely on.
         unsafe {
             ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
             s.assume_init()
@@ -2764,6 +2778,8 @@ const _: () = {
 impl Default for ncclEncryptionConfig_v23200 {
     fn default() -> Self {
         let mut s = ::std::mem::MaybeUninit::<Self>::uninit();
+        // SAFETY: a plain C type (integers, pointers, arrays and unions of them), for
+        // which all-zero bytes are a valid value, as its C users rely on.
         unsafe {
             ::std::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
             s.assume_init()

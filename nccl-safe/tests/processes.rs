@@ -396,16 +396,10 @@ fn child() {
             comm.close().unwrap();
         }
         "shrink-after-kill" => {
-            let comm = init(&Config::new().blocking(false)).unwrap();
-            comm.wait_ready(PATIENCE).unwrap();
-            if rank == 2 {
-                println!("@@ ready");
-                std::thread::sleep(Duration::from_secs(3600)); // killed by the parent
+            let cfg = Config::new().blocking(false);
+            let Some((comm, e)) = outlive_a_victim(rank, 2, init(&cfg).unwrap(), &s) else {
                 return;
-            }
-            let mut x = DeviceBuffer::from_slice(&s, &[1u32; 64]).unwrap();
-            comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
-            let e = s.synchronize_timeout(PATIENCE).unwrap_err();
+            };
             println!("@@ failed {e}");
             let revoked = comm.revoke().unwrap();
             let shrunk = revoked.shrink(&[2], &Config::new()).unwrap();
@@ -431,16 +425,9 @@ fn child() {
             let cfg = Config::new()
                 .blocking(false)
                 .call_timeout(Duration::from_millis(1500));
-            let comm = init(&cfg).unwrap();
-            comm.wait_ready(PATIENCE).unwrap();
-            if rank == 3 {
-                println!("@@ ready");
-                std::thread::sleep(Duration::from_secs(3600)); // killed by the parent
+            let Some((comm, _)) = outlive_a_victim(rank, 3, init(&cfg).unwrap(), &s) else {
                 return;
-            }
-            let mut x = DeviceBuffer::from_slice(&s, &[1u32; 64]).unwrap();
-            comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
-            s.synchronize_timeout(PATIENCE).unwrap_err();
+            };
             if rank == 2 {
                 println!("@@ leaving");
                 std::process::exit(0);
@@ -492,6 +479,27 @@ fn child() {
         }
         other => panic!("unknown scenario {other}"),
     }
+}
+
+/// The shrink scenarios' start: every rank is ready; `victim` says so and waits to
+/// be killed by the parent (`None` for it); the others issue an all-reduce, which the
+/// death fails, and get the communicator back with that error.
+fn outlive_a_victim(
+    rank: usize,
+    victim: usize,
+    comm: Communicator,
+    s: &Stream,
+) -> Option<(Communicator, nccl_safe::Error)> {
+    comm.wait_ready(PATIENCE).unwrap();
+    if rank == victim {
+        println!("@@ ready");
+        std::thread::sleep(Duration::from_secs(3600)); // killed by the parent
+        return None;
+    }
+    let mut x = DeviceBuffer::from_slice(s, &[1u32; 64]).unwrap();
+    comm.all_reduce_in_place(&mut x, ReduceOp::Sum, s).unwrap();
+    let e = s.synchronize_timeout(PATIENCE).unwrap_err();
+    Some((comm, e))
 }
 
 fn one(lines: &[String]) -> &str {

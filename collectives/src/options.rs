@@ -40,6 +40,40 @@ pub enum ErrorPolicy {
     Shrink,
 }
 
+/// What a group writes to its dump folder ([`Options::dump_dir`]) on each dump.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DumpFormat {
+    /// Our JSON dumps, one file per dump, which [`hang_report`](crate::hang_report)
+    /// and `nccl-hang-report` read (the default).
+    Json,
+    /// PyTorch's flight-recorder format, version 2.10, one file per rank that each
+    /// dump replaces (see [`Dump::write_torch`](crate::Dump::write_torch)): run
+    /// PyTorch's analyzer on `<dir>/torch/<group>`.
+    Torch,
+    /// Both, side by side.
+    Both,
+}
+
+impl DumpFormat {
+    /// Parses `json`, `torch` or `both` (the values of `NCCL_RS_TRACE_FORMAT`).
+    pub fn parse(text: &str) -> Option<DumpFormat> {
+        match text.trim() {
+            "json" => Some(DumpFormat::Json),
+            "torch" => Some(DumpFormat::Torch),
+            "both" => Some(DumpFormat::Both),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn json(self) -> bool {
+        self != DumpFormat::Torch
+    }
+
+    pub(crate) fn torch(self) -> bool {
+        self != DumpFormat::Json
+    }
+}
+
 /// Settings of a [`ProcessGroup`](crate::ProcessGroup).
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -52,6 +86,9 @@ pub struct Options {
     pub(crate) max_in_flight: usize,
     pub(crate) watchdog_interval: Duration,
     pub(crate) dump_dir: Option<PathBuf>,
+    pub(crate) dump_format: DumpFormat,
+    /// `NCCL_RS_TRACE_FORMAT` when it is not a format (refused by `validate`).
+    pub(crate) bad_dump_format: Option<String>,
     pub(crate) recorder_capacity: usize,
     pub(crate) propagate_failures: bool,
     pub(crate) check_call_sites: bool,
@@ -80,8 +117,16 @@ impl Default for Options {
 impl Options {
     /// Defaults: name `default`, timeout 10 min, blocking init, eager connection,
     /// abort on error, 1024 operations in flight, watchdog every 100 ms, dumps to
-    /// `NCCL_RS_TRACE_DIR` when set, 2000 recorder entries.
+    /// `NCCL_RS_TRACE_DIR` when set, in the format `NCCL_RS_TRACE_FORMAT` names
+    /// (`json`, `torch` or `both`; JSON when unset), 2000 recorder entries.
     pub fn new() -> Options {
+        let (dump_format, bad_dump_format) = match std::env::var("NCCL_RS_TRACE_FORMAT") {
+            Err(_) => (DumpFormat::Json, None),
+            Ok(v) => match DumpFormat::parse(&v) {
+                Some(f) => (f, None),
+                None => (DumpFormat::Json, Some(v)),
+            },
+        };
         Options {
             name: "default".into(),
             timeout: Duration::from_secs(600),
@@ -92,6 +137,8 @@ impl Options {
             max_in_flight: 1024,
             watchdog_interval: Duration::from_millis(100),
             dump_dir: std::env::var_os("NCCL_RS_TRACE_DIR").map(PathBuf::from),
+            dump_format,
+            bad_dump_format,
             recorder_capacity: 2000,
             propagate_failures: true,
             check_call_sites: false,
@@ -192,6 +239,13 @@ impl Options {
                 "must be at least 1 ms (a busy watchdog burns a core)",
             );
         }
+        if let Some(v) = &self.bad_dump_format {
+            return bad(
+                "NCCL_RS_TRACE_FORMAT",
+                format!("{v:?}"),
+                "must be json, torch or both",
+            );
+        }
         if self.name.is_empty() || self.name.len() > 64 {
             return bad(
                 "name",
@@ -215,14 +269,25 @@ impl Options {
     /// with every character other than ASCII letters, digits, `-` and `_` made `_`,
     /// and `n` counts that group and rank's dumps in this process from 0. Each is written whole to a hidden
     /// `.<name>.tmp` beside it, then renamed into place, so a reader never sees half
-    /// a dump. Dumps are written on a thread of their own: nothing waits for the file
-    /// system. Read one with [`Dump::read`](crate::Dump::read); merge several with
+    /// a dump. Dumps are written on a thread of their own: no operation, wait or
+    /// abort waits for the file system, and dropping the group waits at most a second
+    /// for dumps under way (so that a program exiting on its error leaves them whole).
+    /// [`Options::dump_format`] adds PyTorch's format. Read one with [`Dump::read`](crate::Dump::read); merge several with
     /// [`hang_report`](crate::hang_report).
     ///
     /// [`ProcessGroup::abort`]: crate::ProcessGroup::abort
     /// [`ProcessGroup::dump_flight_record`]: crate::ProcessGroup::dump_flight_record
     pub fn dump_dir(mut self, dir: impl Into<PathBuf>) -> Options {
         self.dump_dir = Some(dir.into());
+        self
+    }
+
+    /// What each dump writes into the dump folder (overrides `NCCL_RS_TRACE_FORMAT`):
+    /// our JSON (the default), PyTorch's flight-recorder format for its analyzer
+    /// (`torchfrtrace <dir>/torch/<group>`), or both.
+    pub fn dump_format(mut self, format: DumpFormat) -> Options {
+        self.dump_format = format;
+        self.bad_dump_format = None;
         self
     }
 }

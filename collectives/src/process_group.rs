@@ -15,6 +15,7 @@ use nccl_safe::{
     ReduceOp, Stream, StreamOptions, UniqueId,
 };
 
+use crate::hooks::{HookEvent, HookHandle, HookOp, HookPoint};
 use crate::options::{InitWait, Options};
 use crate::recorder::{Entry, FlightRecorder, State, now_ms};
 use crate::state::{Caller, Inner, Outcome, WorkState, lock};
@@ -250,6 +251,8 @@ impl ProcessGroup {
         )?;
         let inner = Arc::new(Inner {
             published: Default::default(),
+            writing: Default::default(),
+            hooks: Default::default(),
             aborting: AtomicBool::new(false),
             turns: AtomicBool::new(false),
             rank: comm.rank(),
@@ -329,6 +332,42 @@ impl ProcessGroup {
     /// The flight recorder's entries, oldest first.
     pub fn flight_record(&self) -> Vec<Entry> {
         self.inner.recorder.entries()
+    }
+
+    /// Registers `hook` to run at `point` of every operation of this group from now on
+    /// (or when the group aborts), until the returned handle is dropped. See
+    /// [`HookPoint`] for the thread each point runs on. A hook runs with none of the
+    /// library's locks held: it may call back into the group through a
+    /// [`GroupHandle`](crate::GroupHandle) (look at it, dump it, abort it). A hook that
+    /// panics is caught and logged. With no hooks, an operation pays one atomic load.
+    ///
+    /// ```
+    /// # use collectives::{HookPoint, Options, ProcessGroup};
+    /// # use nccl_safe::{Device, DeviceBuffer, ReduceOp, Stream, UniqueId};
+    /// use std::sync::{Arc, Mutex};
+    /// use std::time::Duration;
+    ///
+    /// let pg = ProcessGroup::new(&Device::sim(0)?, 0, 1, &UniqueId::random(), Options::new())?;
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = seen.clone();
+    /// let hook = pg.add_hook(HookPoint::BeforeIssue, move |e| {
+    ///     let op = e.op.as_ref().unwrap();
+    ///     log.lock().unwrap().push(format!("{} #{}", op.op, op.seq));
+    /// });
+    /// let s = Stream::new(pg.device())?;
+    /// let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 4])?;
+    /// pg.all_reduce(&mut x, ReduceOp::Sum)?.wait_host(Duration::from_secs(60))?;
+    /// drop(hook); // removed: the next operation is not seen
+    /// pg.all_reduce(&mut x, ReduceOp::Sum)?.wait_host(Duration::from_secs(60))?;
+    /// assert_eq!(*seen.lock().unwrap(), ["all_reduce #1"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_hook(
+        &self,
+        point: HookPoint,
+        hook: impl Fn(&crate::HookEvent) + Send + Sync + 'static,
+    ) -> HookHandle {
+        self.inner.hooks.add(point, hook)
     }
 
     /// The flight recorder as a dump (for [`crate::hang_report`]), and written to the
@@ -436,6 +475,24 @@ impl ProcessGroup {
             (None, Some(_)) => (0, None),
             (None, None) => (inner.seq.load(Ordering::Acquire), None),
         };
+        let hooked = inner.hooks.run(HookPoint::BeforeIssue, || HookEvent {
+            point: HookPoint::BeforeIssue,
+            group: inner.options.name.clone(),
+            rank: inner.rank,
+            op: Some(HookOp {
+                op: op.to_string(),
+                seq,
+                call_site: call_site.clone(),
+                dtype: dtype.to_string(),
+                count,
+                age: Duration::ZERO,
+            }),
+            reason: None,
+        });
+        // A hook may have aborted the group.
+        if let Some(e) = hooked.then(|| inner.refusal(op, &call_site)).flatten() {
+            return Err(e);
+        }
         let _span = crate::trace::collective(
             &inner.options.name,
             inner.rank,
@@ -447,6 +504,7 @@ impl ProcessGroup {
         let recorded = Recorded {
             inner,
             id: inner.recorder.push(Entry {
+                record_id: 0, // numbered by the recorder
                 seq: (p2p_key.is_none() && !(library.is_some() && op != "warmup")).then_some(seq),
                 p2p: p2p_key,
                 op: op.to_string(),
@@ -519,6 +577,8 @@ impl ProcessGroup {
             op: op.to_string(),
             seq,
             call_site,
+            dtype,
+            count,
             entry,
             event,
             enqueued: Instant::now(),
@@ -804,6 +864,10 @@ impl Drop for ProcessGroup {
     /// `nccl-run`, the job's hang report printed before the handle goes, so that a
     /// program that exits right after dropping its group still reports. Bounded by the
     /// store's timeouts and [`crate::launch::REPORT_WAIT`]; then the watchdog stops.
+    ///
+    /// Last, it removes the group's hooks and waits for flight-record dumps still being
+    /// written (at most 1 s: a stuck file system holds it up no longer), so that a
+    /// program that exits on its error leaves its dumps whole.
     fn drop(&mut self) {
         // A drop while panicking or with work in flight is a failure of this rank
         // (peers would wait for its operations until their timeout): published and
@@ -811,6 +875,18 @@ impl Drop for ProcessGroup {
         self.inner.fail_on_drop();
         if let Some(sink) = self.inner.sink.get() {
             sink.finish();
+        }
+        // Hooks end with the handle (one that holds a GroupHandle would otherwise keep
+        // the group's state, and its communicator, alive).
+        self.inner.hooks.clear();
+        if !self.inner.writing.wait(crate::state::DUMP_WAIT) {
+            log::error!(
+                "group {} rank {}: flight-record dumps still being written after {:?}; not \
+                 waiting longer",
+                self.inner.options.name,
+                self.inner.rank,
+                crate::state::DUMP_WAIT
+            );
         }
     }
 }

@@ -232,6 +232,7 @@ mod tests {
 
     fn e(seq: u64, op: &str, site: &str, state: State) -> Entry {
         Entry {
+            record_id: 0,
             seq: Some(seq),
             p2p: None,
             op: op.into(),
@@ -254,6 +255,8 @@ mod tests {
             reason: "timeout".into(),
             epoch: 0,
             dumped_ms: 0,
+            timeout_ms: 1000,
+            comm_lib: "sim".into(),
             entries,
         }
     }

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use nccl_safe::{AbortHandle, Communicator, Device, DeviceBuffer, Event, Stream};
 
+use crate::hooks::{HookEvent, HookOp, HookPoint, Hooks};
 use crate::options::{ErrorPolicy, Options};
 use crate::recorder::{Dump, FlightRecorder, State};
 use crate::{Error, Result};
@@ -46,6 +47,8 @@ pub(crate) struct WorkState {
     pub(crate) op: String,
     pub(crate) seq: u64,
     pub(crate) call_site: String,
+    pub(crate) dtype: nccl_safe::DType,
+    pub(crate) count: usize,
     pub(crate) entry: u64,
     pub(crate) event: Event,
     pub(crate) enqueued: Instant,
@@ -258,12 +261,61 @@ impl Published {
     }
 }
 
+/// Dumps being written (each on a thread of its own): the group's handle waits for
+/// them, bounded, as it goes, so that a program exiting on its error leaves them whole.
+#[derive(Default)]
+pub(crate) struct Writing {
+    count: Mutex<usize>,
+    cv: Condvar,
+}
+
+/// Counts one dump being written until dropped.
+pub(crate) struct WritingOne(Arc<Writing>);
+
+impl Writing {
+    pub(crate) fn start(self: &Arc<Self>) -> WritingOne {
+        *lock(&self.count) += 1;
+        WritingOne(self.clone())
+    }
+
+    /// Waits at most `limit` for every dump under way; `false` if some are left.
+    pub(crate) fn wait(&self, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        let mut n = lock(&self.count);
+        while *n > 0 {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                return false;
+            };
+            n = self
+                .cv
+                .wait_timeout(n, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
+    }
+}
+
+impl Drop for WritingOne {
+    fn drop(&mut self) {
+        *lock(&self.0.count) -= 1;
+        self.0.cv.notify_all();
+    }
+}
+
+/// How long a group's handle waits, as it goes, for dumps being written.
+pub(crate) const DUMP_WAIT: Duration = Duration::from_secs(1);
+
 /// How long a second failure path waits for the first one's publication.
 const PUBLISHED_WAIT: Duration = Duration::from_secs(3);
 
 pub(crate) struct Inner {
     /// The first failure's publication (see [`Published`]).
     pub(crate) published: Published,
+    /// Dumps being written (see [`Writing`]).
+    pub(crate) writing: Arc<Writing>,
+    /// The program's hooks.
+    pub(crate) hooks: Arc<Hooks>,
     /// Set by the first path that publishes a failure and aborts (whatever
     /// `refused` says: the Report policy refuses work without aborting).
     pub(crate) aborting: AtomicBool,
@@ -399,6 +451,36 @@ impl Inner {
         }
     }
 
+    /// What a hook at `point` is told of work `w` (if any).
+    pub(crate) fn hook_event(
+        &self,
+        point: HookPoint,
+        w: Option<&WorkState>,
+        reason: Option<String>,
+    ) -> HookEvent {
+        HookEvent {
+            point,
+            group: self.options.name.clone(),
+            rank: self.rank,
+            op: w.map(|w| HookOp {
+                op: w.op.clone(),
+                seq: w.seq,
+                call_site: w.call_site.clone(),
+                dtype: w.dtype.to_string(),
+                count: w.count,
+                age: w.enqueued.elapsed(),
+            }),
+            reason,
+        }
+    }
+
+    /// Runs the abort hooks (once per group: the caller won the `aborting` flag).
+    fn abort_hooks(&self, w: Option<&WorkState>, reason: &str) {
+        let _ = self.hooks.run(HookPoint::OnAbort, || {
+            self.hook_event(HookPoint::OnAbort, w, Some(reason.to_string()))
+        });
+    }
+
     /// Looks at one work: settles it when done or failed; `Ok(true)` when done.
     pub(crate) fn observe(&self, w: &WorkState) -> Result<bool> {
         match lock(&w.outcome).clone() {
@@ -417,6 +499,9 @@ impl Inner {
                 }
                 if w.settle(Outcome::Done) {
                     self.recorder.set_state(w.entry, State::Completed);
+                    let _ = self.hooks.run(HookPoint::AfterCompletion, || {
+                        self.hook_event(HookPoint::AfterCompletion, Some(w), None)
+                    });
                 }
                 Ok(true)
             }
@@ -486,15 +571,26 @@ impl Inner {
             self.published.wait(PUBLISHED_WAIT);
         }
         self.dump(&format!("{why}: {err}"));
+        if let Some(w) = culprit.filter(|_| self.hooks.any()) {
+            // A hook that aborts the group again must not settle the culprit with
+            // its reason: the culprit leaves the pending list before hooks run.
+            lock(&self.pending).retain(|p| !std::ptr::eq(Arc::as_ptr(p), w));
+        }
         if timeout {
             self.ask_peers_to_dump(&err);
+            let _ = self.hooks.run(HookPoint::OnTimeout, || {
+                self.hook_event(HookPoint::OnTimeout, culprit, Some(err.to_string()))
+            });
+        }
+        if first_abort {
+            self.abort_hooks(culprit, &err.to_string());
         }
         if let Some(w) = culprit {
             w.settle(Outcome::Failed(err.clone()));
         }
         if first_abort {
             self.fail_pending(&err.to_string());
-            self.stop_comm_in_background(None);
+            self.stop_comm_in_background(self.remote_cause());
         }
     }
 
@@ -527,6 +623,17 @@ impl Inner {
         self.published.set();
     }
 
+    /// The other rank this rank's communicator failed because of, when it names one
+    /// (so that peers that see this rank's abort are told whose failure it follows).
+    fn remote_cause(&self) -> Option<usize> {
+        match self.with_comm(|c| c.async_error()) {
+            Some(Ok(Some(nccl_safe::Error::Remote { rank, .. }))) if rank != self.rank => {
+                Some(rank)
+            }
+            _ => None,
+        }
+    }
+
     fn abort_comm_in_background(&self) {
         self.abort_comm_after(None, false);
     }
@@ -544,7 +651,7 @@ impl Inner {
     /// shrunk then; the shrink says so).
     fn abort_comm_after(&self, cause: Option<usize>, revoke: bool) {
         let run = move |abort: &AbortHandle| match (cause, revoke) {
-            (_, true) => match abort.revoke() {
+            (_, true) => match cause.map_or_else(|| abort.revoke(), |c| abort.revoke_after(c)) {
                 // (A group under ErrorPolicy::Shrink is refused where NCCL has no
                 // revoke; this is the belt to that.)
                 Err(e @ nccl_safe::Error::UnsupportedByNccl { .. }) => {
@@ -610,6 +717,7 @@ impl Inner {
         log::error!("{reason}");
         self.publish(reason.clone(), "dropped", false);
         self.dump(&reason);
+        self.abort_hooks(None, &reason);
         self.fail_pending(&reason);
         self.abort_comm_in_background();
         true
@@ -658,6 +766,7 @@ impl Inner {
         if !self.aborting.swap(true, Ordering::AcqRel) {
             self.publish(text.clone(), "aborted on request", false);
             self.dump(&text);
+            self.abort_hooks(None, &text);
             self.fail_pending(reason);
             self.abort_comm_in_background();
         } else {
@@ -670,30 +779,52 @@ impl Inner {
     pub(crate) fn abort_group(&self, reason: &str, cause: Option<usize>) {
         let _span = crate::trace::watchdog(&self.options.name, self.rank, "abort", &reason);
         self.refuse(reason.to_string());
+        let first = !self.aborting.swap(true, Ordering::AcqRel);
+        if first {
+            self.abort_hooks(None, reason);
+        }
         self.fail_pending(reason);
-        if !self.aborting.swap(true, Ordering::AcqRel) {
+        if first {
             self.published.set(); // nothing of this rank's own to publish
             self.stop_comm_in_background(cause);
         }
     }
 
     /// Writes the flight record to the dump folder, if one is configured, on a thread
-    /// of its own (never waited for). Every dump has a file of its own.
+    /// of its own (never waited for), in the group's formats: every JSON dump has a
+    /// file of its own; PyTorch's has one per rank.
     pub(crate) fn dump(&self, reason: &str) {
         let Some(dir) = self.options.dump_dir.clone() else {
             return;
         };
         let dump = self.snapshot(reason);
-        let n = FlightRecorder::next_dump(&self.options.name, self.rank);
+        let format = self.options.dump_format;
+        let n = format
+            .json()
+            .then(|| FlightRecorder::next_dump(&self.options.name, self.rank));
         let name = self.options.name.clone();
+        let one = self.writing.start();
+        let write = move || {
+            let _one = one;
+            let mut written = Vec::new();
+            if let Some(n) = n {
+                written.push(FlightRecorder::dump_to(&dir, &dump, n));
+            }
+            if format.torch() {
+                written.push(dump.write_torch(&dir));
+            }
+            for w in written {
+                match w {
+                    Ok(path) => {
+                        log::error!("group {name}: flight recorder dumped to {}", path.display())
+                    }
+                    Err(e) => log::error!("group {name}: flight recorder dump failed: {e}"),
+                }
+            }
+        };
         let spawned = std::thread::Builder::new()
             .name("nccl-rs-dump".into())
-            .spawn(move || match FlightRecorder::dump_to(&dir, &dump, n) {
-                Ok(path) => {
-                    log::error!("group {name}: flight recorder dumped to {}", path.display())
-                }
-                Err(e) => log::error!("group {name}: flight recorder dump failed: {e}"),
-            });
+            .spawn(write);
         if let Err(e) = spawned {
             log::error!(
                 "group {}: cannot start a dump thread: {e}",
@@ -718,12 +849,25 @@ impl Inner {
     }
 
     pub(crate) fn snapshot(&self, reason: &str) -> Dump {
-        self.recorder.dump(
-            &self.options.name,
-            (self.rank, self.size, self.epoch),
-            &self.device.driver().to_string(),
-            reason,
-        )
+        let driver = self.device.driver().to_string();
+        let comm_lib = if driver == "sim" {
+            "sim".to_string()
+        } else {
+            match nccl_safe::nccl_version() {
+                Ok(v) => format!("nccl {v}"),
+                Err(_) => "nccl".to_string(),
+            }
+        };
+        let facts = crate::recorder::GroupFacts {
+            name: self.options.name.clone(),
+            rank: self.rank,
+            size: self.size,
+            epoch: self.epoch,
+            driver,
+            timeout_ms: u64::try_from(self.options.timeout.as_millis()).unwrap_or(u64::MAX),
+            comm_lib,
+        };
+        self.recorder.dump(facts, reason)
     }
 
     /// The flight record as a dump, also written to the dump folder (if any).

@@ -229,6 +229,7 @@ fn a_shrink_that_another_survivor_does_not_make_ends_in_an_error_not_a_hang() {
 
 fn entry(seq: u64, op: &str, state: State) -> Entry {
     Entry {
+        record_id: 0,
         seq: Some(seq),
         p2p: None,
         op: op.into(),
@@ -251,6 +252,8 @@ fn dump(rank: usize, size: usize, epoch: u64, entries: Vec<Entry>) -> Dump {
         reason: "timeout".into(),
         epoch,
         dumped_ms: 0,
+        timeout_ms: 1000,
+        comm_lib: "sim".into(),
         entries,
     }
 }

@@ -84,6 +84,7 @@ fn parse_list(text: &[u8]) -> Option<Vec<usize>> {
 fn change_entry(op: &str, size: usize, site: &str) -> Entry {
     let now = now_ms();
     Entry {
+        record_id: 0,
         seq: None,
         p2p: None,
         op: op.to_string(),

@@ -589,4 +589,19 @@ impl AbortHandle {
         require(&self.inner, Feature::Revoke)?;
         self.inner.revoke_now()
     }
+
+    /// As [`AbortHandle::revoke`], after the failure of rank `cause` (as
+    /// [`AbortHandle::abort_after`]: on the sim, peers that see this revocation are
+    /// told it goes back to `cause`; NCCL is told nothing more).
+    ///
+    /// # Errors
+    ///
+    /// As [`AbortHandle::revoke`].
+    pub fn revoke_after(&self, cause: usize) -> Result<()> {
+        require(&self.inner, Feature::Revoke)?;
+        if cause != self.inner.rank {
+            self.inner.imp.note_cause(cause);
+        }
+        self.inner.revoke_now()
+    }
 }

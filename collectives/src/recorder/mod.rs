@@ -1,4 +1,8 @@
-//! The flight recorder: a bounded record of a group's operations, dumped as JSON.
+//! The flight recorder: a bounded record of a group's operations, dumped as JSON, and
+//! (see [`DumpFormat`](crate::DumpFormat)) in the format of PyTorch's flight recorder.
+
+pub(crate) mod pickle;
+pub(crate) mod torch;
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -24,6 +28,10 @@ pub enum State {
 /// One operation of a group, as recorded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
+    /// The entry's number in its group's record on this rank, from 1, in the order
+    /// recorded (a rank's numbers say how many earlier entries it has evicted).
+    #[serde(default)]
+    pub record_id: u64,
     /// Position among the group's collectives (`None` for point-to-point).
     pub seq: Option<u64>,
     /// For point-to-point: the peer and the position among messages to/from it.
@@ -72,6 +80,12 @@ pub struct Dump {
     pub epoch: u64,
     /// When, in milliseconds since the Unix epoch.
     pub dumped_ms: u64,
+    /// The group's timeout in milliseconds (`u64::MAX`: none).
+    #[serde(default)]
+    pub timeout_ms: u64,
+    /// The communication library: `nccl <version>` as loaded (cuda), or `sim`.
+    #[serde(default)]
+    pub comm_lib: String,
     /// The operations, oldest first.
     pub entries: Vec<Entry>,
 }
@@ -87,6 +101,31 @@ impl Dump {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
+
+    /// This dump in the format of PyTorch's flight recorder, version 2.10: the pickle
+    /// that PyTorch's analyzer (`torchfrtrace`, `torch.distributed.flight_recorder`)
+    /// reads, one file per rank. Op names, sizes and dtypes are PyTorch's; `state` is
+    /// `completed` or `scheduled` (PyTorch has no failed or timed-out state: ours is
+    /// kept in the extra key `nccl_rs_state`); the call site is the one frame. The
+    /// warm-up's connections and changes of membership have no counterpart there and
+    /// are left out. [`DumpFormat`](crate::DumpFormat) has groups write these
+    /// themselves.
+    pub fn to_torch_pickle(&self) -> Vec<u8> {
+        pickle::to_bytes(&torch::to_value(self))
+    }
+
+    /// Writes [`Dump::to_torch_pickle`] to `<dir>/torch/<group>/nccl_trace_rank_<rank>`
+    /// (`<group>` as in [`Options::dump_dir`](crate::Options::dump_dir), with
+    /// `-epoch<e>` after it for later epochs of a group that shrank or grew), the
+    /// folder to give `torchfrtrace`. A later dump of the same group and rank replaces
+    /// the file, as PyTorch's do; it is written whole and renamed into place.
+    ///
+    /// # Errors
+    ///
+    /// The file system's.
+    pub fn write_torch(&self, dir: &Path) -> std::io::Result<PathBuf> {
+        torch::write_under(dir, self)
+    }
 }
 
 pub(crate) fn now_ms() -> u64 {
@@ -94,6 +133,17 @@ pub(crate) fn now_ms() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
+}
+
+/// What a dump says of its group besides the entries.
+pub(crate) struct GroupFacts {
+    pub name: String,
+    pub rank: usize,
+    pub size: usize,
+    pub epoch: u64,
+    pub driver: String,
+    pub timeout_ms: u64,
+    pub comm_lib: String,
 }
 
 /// A bounded ring of entries that never evicts an entry still pending: when full, the
@@ -139,7 +189,13 @@ impl FlightRecorder {
             *n += 1;
             *n
         };
-        entries.push_back((id, entry));
+        entries.push_back((
+            id,
+            Entry {
+                record_id: id,
+                ..entry
+            },
+        ));
         while entries.len() > self.capacity {
             match entries.iter().position(|(_, e)| !e.is_pending()) {
                 Some(i) => {
@@ -173,21 +229,17 @@ impl FlightRecorder {
         self.lock().iter().map(|(_, e)| e.clone()).collect()
     }
 
-    pub fn dump(
-        &self,
-        group: &str,
-        (rank, size, epoch): (usize, usize, u64),
-        driver: &str,
-        reason: &str,
-    ) -> Dump {
+    pub fn dump(&self, group: GroupFacts, reason: &str) -> Dump {
         Dump {
-            group: group.to_string(),
-            rank,
-            size,
-            driver: driver.to_string(),
+            group: group.name,
+            rank: group.rank,
+            size: group.size,
+            driver: group.driver,
             reason: reason.to_string(),
-            epoch,
+            epoch: group.epoch,
             dumped_ms: now_ms(),
+            timeout_ms: group.timeout_ms,
+            comm_lib: group.comm_lib,
             entries: self.entries(),
         }
     }
@@ -230,6 +282,7 @@ mod tests {
 
     fn entry(seq: u64, state: State) -> Entry {
         Entry {
+            record_id: 0,
             seq: Some(seq),
             p2p: None,
             op: "all_reduce".into(),
@@ -240,6 +293,18 @@ mod tests {
             enqueued_ms: 0,
             completed_ms: None,
             state,
+        }
+    }
+
+    pub(crate) fn facts(name: &str, rank: usize, size: usize) -> GroupFacts {
+        GroupFacts {
+            name: name.into(),
+            rank,
+            size,
+            epoch: 0,
+            driver: "sim".into(),
+            timeout_ms: 1000,
+            comm_lib: "sim".into(),
         }
     }
 
@@ -269,7 +334,7 @@ mod tests {
     fn dumps_round_trip_through_json_files() {
         let r = FlightRecorder::new(8);
         r.push(entry(0, State::Scheduled));
-        let dump = r.dump("train/g", (3, 4, 0), "sim", "on request");
+        let dump = r.dump(facts("train/g", 3, 4), "on request");
         let dir = tempfile::tempdir().unwrap();
         let path = FlightRecorder::dump_to(dir.path(), &dump, 7).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();

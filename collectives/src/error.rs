@@ -92,6 +92,28 @@ pub enum Error {
         /// Both sides.
         detail: String,
     },
+    /// [`Options::check_finite`](crate::Options::check_finite): an input of the
+    /// operation held a value that is not finite (NaN or infinity) when the operation
+    /// started. The operation itself ran (the check never holds the stream back);
+    /// its `Work` reports this instead of success. The group goes on.
+    #[error(
+        "{op} #{seq} ({call_site}) on rank {rank} of group {group}: its input is not finite \
+         at element {index} (NaN or infinity)"
+    )]
+    NonFinite {
+        /// Group name.
+        group: String,
+        /// This rank.
+        rank: usize,
+        /// The operation.
+        op: String,
+        /// Its sequence number.
+        seq: u64,
+        /// Where it was issued.
+        call_site: String,
+        /// The index of the first element that is not finite.
+        index: u64,
+    },
     /// The group was used from two threads at once (or from a second thread while the
     /// first one's operations were in flight): the ranks could not agree on one order
     /// of operations, so this is refused instead of computing wrong results.
@@ -296,6 +318,7 @@ impl std::fmt::Debug for Error {
             Error::Failed { .. } => "Failed",
             Error::GroupAborted { .. } => "GroupAborted",
             Error::Mismatch { .. } => "Mismatch",
+            Error::NonFinite { .. } => "NonFinite",
             Error::ConcurrentUse { .. } => "ConcurrentUse",
             Error::Turn { .. } => "Turn",
             Error::InvalidOption { .. } => "InvalidOption",

@@ -29,6 +29,7 @@
 
 mod connect;
 mod error;
+mod finite;
 mod future;
 mod handle;
 mod heal;
@@ -36,6 +37,7 @@ mod hooks;
 pub mod launch;
 mod options;
 mod process_group;
+pub mod ras;
 mod recorder;
 mod report;
 mod shared;

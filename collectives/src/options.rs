@@ -93,6 +93,7 @@ pub struct Options {
     pub(crate) propagate_failures: bool,
     pub(crate) check_call_sites: bool,
     pub(crate) shrink_excludes_late: bool,
+    pub(crate) check_finite: bool,
 }
 
 /// Builder methods that set one field of [`Options`].
@@ -143,6 +144,7 @@ impl Options {
             propagate_failures: true,
             check_call_sites: false,
             shrink_excludes_late: false,
+            check_finite: std::env::var("NCCL_RS_CHECK_FINITE").is_ok_and(|v| v.trim() == "1"),
         }
     }
 
@@ -189,6 +191,18 @@ impl Options {
         /// shrink fails naming the late ones: a rank that is only slow is not dropped
         /// unless the program says so.
         shrink_excludes_late: bool;
+        /// Check every float input for NaN and infinity before its operation (default
+        /// off; `NCCL_RS_CHECK_FINITE=1` turns it on). The scan is enqueued on the
+        /// communication stream just before the operation: on the sim it runs on the
+        /// stream's thread, on cuda it is a small kernel; the host never waits for it.
+        /// An input that is not finite fails that operation's `Work` with
+        /// [`Error::NonFinite`](crate::Error::NonFinite), naming the rank, the
+        /// operation, its call site and the first bad element; the operation itself
+        /// has run (its outputs hold what NCCL made of the values), and the group goes
+        /// on. What is scanned: the input of each collective (the buffer of an
+        /// in-place one; on the root only, the data of `broadcast` and `scatter`) and
+        /// of `send`. Costs one pass over each input (docs/performance.md).
+        check_finite: bool;
     }
 
     /// How many operations may be in flight before a new call waits for room (at most

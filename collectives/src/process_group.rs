@@ -15,6 +15,7 @@ use nccl_safe::{
     ReduceOp, Stream, StreamOptions, UniqueId,
 };
 
+use crate::finite::Scan;
 use crate::hooks::{HookEvent, HookHandle, HookOp, HookPoint};
 use crate::options::{InitWait, Options};
 use crate::recorder::{Entry, FlightRecorder, State, now_ms};
@@ -251,7 +252,9 @@ impl ProcessGroup {
         )?;
         let inner = Arc::new(Inner {
             published: Default::default(),
+            probes: crate::finite::Probes::new(),
             writing: Default::default(),
+            asking_ras: Default::default(),
             hooks: Default::default(),
             aborting: AtomicBool::new(false),
             turns: AtomicBool::new(false),
@@ -444,6 +447,16 @@ impl ProcessGroup {
         info: OpInfo,
         enqueue: impl FnOnce(&Communicator, &Stream) -> nccl_safe::Result<()>,
     ) -> Result<Work> {
+        self.submit_scanned(info, |c, s, _| enqueue(c, s))
+    }
+
+    /// [`ProcessGroup::submit`], where `enqueue` may scan its input first
+    /// ([`Scan::input`], for [`Options::check_finite`]).
+    pub(crate) fn submit_scanned(
+        &self,
+        info: OpInfo,
+        enqueue: impl FnOnce(&Communicator, &Stream, &mut Scan<'_>) -> nccl_safe::Result<()>,
+    ) -> Result<Work> {
         let OpInfo {
             op,
             dtype,
@@ -522,9 +535,10 @@ impl ProcessGroup {
             "{op} #{seq} at {call_site} (rank {} of {})",
             inner.rank, inner.options.name
         );
+        let mut scan = Scan::new(inner);
         let run = || {
             inner
-                .with_comm(|c| enqueue(c, &inner.stream))
+                .with_comm(|c| enqueue(c, &inner.stream, &mut scan))
                 .unwrap_or_else(|| {
                     Err(nccl_safe::Error::InvalidUsage {
                         op: "collective",
@@ -579,6 +593,7 @@ impl ProcessGroup {
             call_site,
             dtype,
             count,
+            probe: Mutex::new(scan.slot.take()),
             entry,
             event,
             enqueued: Instant::now(),
@@ -616,9 +631,12 @@ impl ProcessGroup {
         op: ReduceOp<'_, T>,
     ) -> Result<Work> {
         let n = buf.device_view().len();
-        self.submit(
+        self.submit_scanned(
             OpInfo::new("all_reduce", T::DTYPE, n, Location::caller()),
-            |c, s| c.all_reduce_in_place(buf, op, s),
+            |c, s, scan| {
+                scan.input(&buf.device_view(), s)?;
+                c.all_reduce_in_place(buf, op, s)
+            },
         )
     }
 
@@ -635,9 +653,12 @@ impl ProcessGroup {
         op: ReduceOp<'_, T>,
     ) -> Result<Work> {
         let n = send.device_view().len();
-        self.submit(
+        self.submit_scanned(
             OpInfo::new("all_reduce", T::DTYPE, n, Location::caller()),
-            |c, s| c.all_reduce(send, recv, op, s),
+            |c, s, scan| {
+                scan.input(&send.device_view(), s)?;
+                c.all_reduce(send, recv, op, s)
+            },
         )
     }
 
@@ -653,9 +674,14 @@ impl ProcessGroup {
         root: usize,
     ) -> Result<Work> {
         let n = buf.device_view().len();
-        self.submit(
+        self.submit_scanned(
             OpInfo::new("broadcast", T::DTYPE, n, Location::caller()).root(root),
-            |c, s| c.broadcast(buf, root, s),
+            |c, s, scan| {
+                if self.rank() == root {
+                    scan.input(&buf.device_view(), s)?;
+                }
+                c.broadcast(buf, root, s)
+            },
         )
     }
 
@@ -673,9 +699,12 @@ impl ProcessGroup {
         root: usize,
     ) -> Result<Work> {
         let n = send.device_view().len();
-        self.submit(
+        self.submit_scanned(
             OpInfo::new("reduce", T::DTYPE, n, Location::caller()).root(root),
-            |c, s| c.reduce(send, recv, op, root, s),
+            |c, s, scan| {
+                scan.input(&send.device_view(), s)?;
+                c.reduce(send, recv, op, root, s)
+            },
         )
     }
 
@@ -691,9 +720,12 @@ impl ProcessGroup {
         recv: &mut impl AsDeviceViewMut<T>,
     ) -> Result<Work> {
         let n = send.device_view().len();
-        self.submit(
+        self.submit_scanned(
             OpInfo::new("all_gather", T::DTYPE, n, Location::caller()),
-            |c, s| c.all_gather(send, recv, s),
+            |c, s, scan| {
+                scan.input(&send.device_view(), s)?;
+                c.all_gather(send, recv, s)
+            },
         )
     }
 
@@ -710,9 +742,12 @@ impl ProcessGroup {
         op: ReduceOp<'_, T>,
     ) -> Result<Work> {
         let n = recv.device_view().len();
-        self.submit(
+        self.submit_scanned(
             OpInfo::new("reduce_scatter", T::DTYPE, n, Location::caller()),
-            |c, s| c.reduce_scatter(send, recv, op, s),
+            |c, s, scan| {
+                scan.input(&send.device_view(), s)?;
+                c.reduce_scatter(send, recv, op, s)
+            },
         )
     }
 
@@ -728,9 +763,12 @@ impl ProcessGroup {
         recv: &mut impl AsDeviceViewMut<T>,
     ) -> Result<Work> {
         let n = send.device_view().len();
-        self.submit(
+        self.submit_scanned(
             OpInfo::new("all_to_all", T::DTYPE, n, Location::caller()),
-            |c, s| c.all_to_all(send, recv, s),
+            |c, s, scan| {
+                scan.input(&send.device_view(), s)?;
+                c.all_to_all(send, recv, s)
+            },
         )
     }
 
@@ -747,9 +785,12 @@ impl ProcessGroup {
         root: usize,
     ) -> Result<Work> {
         let n = send.device_view().len();
-        self.submit(
+        self.submit_scanned(
             OpInfo::new("gather", T::DTYPE, n, Location::caller()).root(root),
-            |c, s| c.gather(send, recv, root, s),
+            |c, s, scan| {
+                scan.input(&send.device_view(), s)?;
+                c.gather(send, recv, root, s)
+            },
         )
     }
 
@@ -766,9 +807,14 @@ impl ProcessGroup {
         root: usize,
     ) -> Result<Work> {
         let n = recv.device_view().len();
-        self.submit(
+        self.submit_scanned(
             OpInfo::new("scatter", T::DTYPE, n, Location::caller()).root(root),
-            |c, s| c.scatter(send, recv, root, s),
+            |c, s, scan| {
+                if let Some(send) = send.filter(|_| self.rank() == root) {
+                    scan.input(&send.device_view(), s)?;
+                }
+                c.scatter(send, recv, root, s)
+            },
         )
     }
 
@@ -784,9 +830,12 @@ impl ProcessGroup {
     #[track_caller]
     pub fn send<T: DataType>(&self, buf: &impl AsDeviceView<T>, peer: usize) -> Result<Work> {
         let n = buf.device_view().len();
-        self.submit(
+        self.submit_scanned(
             OpInfo::new("send", T::DTYPE, n, Location::caller()).p2p(peer, true),
-            |c, s| c.send(buf, peer, s),
+            |c, s, scan| {
+                scan.input(&buf.device_view(), s)?;
+                c.send(buf, peer, s)
+            },
         )
     }
 

@@ -29,6 +29,11 @@ fn ranks_text(ranks: &[usize]) -> String {
 /// ([`Dump::epoch`]): only the latest epoch's dumps are read together, and a report of
 /// a later epoch starts with a line that says which, and how many dumps of earlier
 /// epochs were left out.
+///
+/// Last come the verdicts of NCCL's RAS service that timed-out ranks wrote into their
+/// dumps ([`Dump::ras`], cuda driver), each line once:
+/// `NCCL RAS (asked by rank 0): communicator 0x1f2e (4 ranks): rank 3 (pid 5201 on
+/// 10.0.0.2) unresponsive`.
 pub fn hang_report(dumps: &[Dump]) -> Vec<String> {
     let latest = dumps.iter().map(|d| d.epoch).max().unwrap_or(0);
     let current: Vec<Dump> = dumps
@@ -50,6 +55,14 @@ pub fn hang_report(dumps: &[Dump]) -> Vec<String> {
                 }
             ),
         );
+    }
+    let mut said = std::collections::HashSet::new();
+    for d in &current {
+        for l in &d.ras {
+            if said.insert(l.as_str()) {
+                lines.push(format!("NCCL RAS (asked by rank {}): {l}", d.rank));
+            }
+        }
     }
     lines
 }
@@ -257,8 +270,31 @@ mod tests {
             dumped_ms: 0,
             timeout_ms: 1000,
             comm_lib: "sim".into(),
+            ras: Vec::new(),
             entries,
         }
+    }
+
+    #[test]
+    fn ras_verdicts_come_last_each_line_once() {
+        let mut a = dump(0, vec![e(1, "all_reduce", "a.rs:1", State::TimedOut)]);
+        let mut b = dump(1, vec![e(1, "all_reduce", "a.rs:1", State::TimedOut)]);
+        a.ras = vec!["communicator 0x1 (4 ranks): rank 3 (pid 9 on h) unresponsive".into()];
+        b.ras = a.ras.clone();
+        b.ras
+            .push("communicator 0x1 (4 ranks): rank 2 (pid 8 on h) aborted it".into());
+        let lines = hang_report(&[a, b]);
+        let ras: Vec<&String> = lines.iter().filter(|l| l.starts_with("NCCL RAS")).collect();
+        assert_eq!(
+            ras,
+            [
+                "NCCL RAS (asked by rank 0): communicator 0x1 (4 ranks): rank 3 (pid 9 on h) \
+                 unresponsive",
+                "NCCL RAS (asked by rank 1): communicator 0x1 (4 ranks): rank 2 (pid 8 on h) \
+                 aborted it",
+            ]
+        );
+        assert!(lines.last().unwrap().starts_with("NCCL RAS"), "{lines:?}");
     }
 
     #[test]

@@ -49,6 +49,8 @@ pub(crate) struct WorkState {
     pub(crate) call_site: String,
     pub(crate) dtype: nccl_safe::DType,
     pub(crate) count: usize,
+    /// What the NaN check of its input wrote (taken when the work is seen complete).
+    pub(crate) probe: Mutex<Option<nccl_safe::DeviceBuffer<u64>>>,
     pub(crate) entry: u64,
     pub(crate) event: Event,
     pub(crate) enqueued: Instant,
@@ -306,6 +308,19 @@ impl Drop for WritingOne {
 /// How long a group's handle waits, as it goes, for dumps being written.
 pub(crate) const DUMP_WAIT: Duration = Duration::from_secs(1);
 
+/// How long a timed-out rank's dump thread waits for NCCL's RAS service.
+pub(crate) const RAS_DEADLINE: Duration = Duration::from_secs(3);
+
+/// Where a group on `driver` asks NCCL's RAS service after a timeout: on cuda, where
+/// NCCL runs it ([`crate::ras::address`]); on the sim, only where `NCCL_RAS_ADDR`
+/// names a server (there is no RAS there otherwise).
+fn ras_address(driver: nccl_safe::DriverKind) -> Option<String> {
+    match driver {
+        nccl_safe::DriverKind::Cuda => crate::ras::address(),
+        _ => std::env::var_os("NCCL_RAS_ADDR").and_then(|_| crate::ras::address()),
+    }
+}
+
 /// How long a second failure path waits for the first one's publication.
 const PUBLISHED_WAIT: Duration = Duration::from_secs(3);
 
@@ -314,8 +329,13 @@ pub(crate) struct Inner {
     pub(crate) published: Published,
     /// Dumps being written (see [`Writing`]).
     pub(crate) writing: Arc<Writing>,
+    /// Queries of NCCL's RAS under way (the communicator's abort waits for them, so
+    /// that RAS still knows it while it collects).
+    pub(crate) asking_ras: Arc<Writing>,
     /// The program's hooks.
     pub(crate) hooks: Arc<Hooks>,
+    /// Where NaN checks are read (see `finite`).
+    pub(crate) probes: crate::finite::Probes,
     /// Set by the first path that publishes a failure and aborts (whatever
     /// `refused` says: the Report policy refuses work without aborting).
     pub(crate) aborting: AtomicBool,
@@ -497,13 +517,17 @@ impl Inner {
                     self.fail(Some(w), err.clone(), "asynchronous error");
                     return Err(err);
                 }
+                self.check_scan(w);
                 if w.settle(Outcome::Done) {
                     self.recorder.set_state(w.entry, State::Completed);
                     let _ = self.hooks.run(HookPoint::AfterCompletion, || {
                         self.hook_event(HookPoint::AfterCompletion, Some(w), None)
                     });
                 }
-                Ok(true)
+                match &*lock(&w.outcome) {
+                    Outcome::Failed(e) => Err(e.clone()),
+                    _ => Ok(true),
+                }
             }
             Ok(false) => match self.with_comm(|c| c.async_error()).unwrap_or(Ok(None)) {
                 Ok(None) => Ok(false),
@@ -570,7 +594,7 @@ impl Inner {
             // not wake (and perhaps exit) before that is done.
             self.published.wait(PUBLISHED_WAIT);
         }
-        self.dump(&format!("{why}: {err}"));
+        self.dump_asking_ras(&format!("{why}: {err}"), timeout);
         if let Some(w) = culprit.filter(|_| self.hooks.any()) {
             // A hook that aborts the group again must not settle the culprit with
             // its reason: the culprit leaves the pending list before hooks run.
@@ -666,9 +690,13 @@ impl Inner {
         };
         let abort = self.abort.clone();
         let name = self.options.name.clone();
+        let asking_ras = self.asking_ras.clone();
         let spawned = std::thread::Builder::new()
             .name("nccl-rs-abort".into())
             .spawn(move || {
+                // A RAS query about this failure reads the communicator's state:
+                // aborting it first would take it out of what RAS reports.
+                asking_ras.wait(RAS_DEADLINE + Duration::from_millis(500));
                 if let Err(e) = run(&abort) {
                     log::error!("group {name}: abort: {e}");
                 }
@@ -794,32 +822,57 @@ impl Inner {
     /// of its own (never waited for), in the group's formats: every JSON dump has a
     /// file of its own; PyTorch's has one per rank.
     pub(crate) fn dump(&self, reason: &str) {
+        self.dump_asking_ras(reason, false);
+    }
+
+    /// [`Inner::dump`]; with `ask_ras` (an operation timed out), NCCL's RAS service is
+    /// then asked what it thinks of the job (bounded by [`RAS_DEADLINE`], still on
+    /// the dump thread), and the dump is written again with its verdict.
+    pub(crate) fn dump_asking_ras(&self, reason: &str, ask_ras: bool) {
         let Some(dir) = self.options.dump_dir.clone() else {
             return;
         };
-        let dump = self.snapshot(reason);
+        let mut dump = self.snapshot(reason);
         let format = self.options.dump_format;
         let n = format
             .json()
             .then(|| FlightRecorder::next_dump(&self.options.name, self.rank));
+        let ras = ask_ras.then(|| ras_address(self.device.driver())).flatten();
         let name = self.options.name.clone();
         let one = self.writing.start();
+        let asking = ras.is_some().then(|| self.asking_ras.start());
         let write = move || {
-            let _one = one;
-            let mut written = Vec::new();
-            if let Some(n) = n {
-                written.push(FlightRecorder::dump_to(&dir, &dump, n));
-            }
-            if format.torch() {
-                written.push(dump.write_torch(&dir));
-            }
-            for w in written {
-                match w {
-                    Ok(path) => {
-                        log::error!("group {name}: flight recorder dumped to {}", path.display())
-                    }
-                    Err(e) => log::error!("group {name}: flight recorder dump failed: {e}"),
+            let write_all = |dump: &Dump| {
+                let mut written = Vec::new();
+                if let Some(n) = n {
+                    written.push(FlightRecorder::dump_to(&dir, dump, n));
                 }
+                if format.torch() {
+                    written.push(dump.write_torch(&dir));
+                }
+                for w in written {
+                    match w {
+                        Ok(path) => log::error!(
+                            "group {name}: flight recorder dumped to {}",
+                            path.display()
+                        ),
+                        Err(e) => log::error!("group {name}: flight recorder dump failed: {e}"),
+                    }
+                }
+            };
+            write_all(&dump);
+            // The group's drop waits for the files, not for RAS.
+            drop(one);
+            if let Some(addr) = ras {
+                dump.ras = match crate::ras::query(&addr, RAS_DEADLINE) {
+                    Ok(status) => status.verdict(),
+                    Err(e) => vec![format!("not asked: {e}")],
+                };
+                drop(asking);
+                for line in &dump.ras {
+                    log::error!("group {name}: NCCL RAS: {line}");
+                }
+                write_all(&dump);
             }
         };
         let spawned = std::thread::Builder::new()

@@ -254,6 +254,7 @@ fn dump(rank: usize, size: usize, epoch: u64, entries: Vec<Entry>) -> Dump {
         dumped_ms: 0,
         timeout_ms: 1000,
         comm_lib: "sim".into(),
+        ras: Vec::new(),
         entries,
     }
 }

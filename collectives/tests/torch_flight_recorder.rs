@@ -135,12 +135,18 @@ fn our_report(dir: &Path) -> Vec<String> {
 /// `torchfrtrace <dir>/torch/default`: its whole output.
 fn torchfrtrace(dir: &Path) -> String {
     let py = python();
+    // The `torchfrtrace` script beside the Python, run through that Python (its first
+    // line names the folder the environment was made in, which a moved environment no
+    // longer is); a Python without the script (a system one) runs the module the
+    // script runs.
     let tool = py.with_file_name("torchfrtrace");
-    assert!(tool.exists(), "{} is missing", tool.display());
-    // Run through the environment's Python: the script's first line names the folder
-    // the environment was made in, which a moved environment no longer is.
-    let out = Command::new(&py)
-        .arg(&tool)
+    let mut cmd = Command::new(&py);
+    if tool.exists() {
+        cmd.arg(&tool);
+    } else {
+        cmd.args(["-m", "torch.distributed.flight_recorder.fr_trace"]);
+    }
+    let out = cmd
         .arg(dir.join("torch/default"))
         .env("PYTHONWARNINGS", "ignore")
         .output()

@@ -107,6 +107,21 @@ impl DType {
         )
     }
 
+    /// The bits that are all set exactly in a value that is not finite (NaN or
+    /// infinity); `None` for integers. fp8 E4M3 has no
+    /// infinity: its NaN is the one pattern with every exponent and mantissa bit set.
+    pub(crate) const fn non_finite_mask(self) -> Option<u64> {
+        match self {
+            DType::F16 => Some(0x7c00),
+            DType::BF16 => Some(0x7f80),
+            DType::F32 => Some(0x7f80_0000),
+            DType::F64 => Some(0x7ff0_0000_0000_0000),
+            DType::F8E4M3 => Some(0x7f),
+            DType::F8E5M2 => Some(0x7c),
+            _ => None,
+        }
+    }
+
     /// The Rust name of the type.
     pub const fn name(self) -> &'static str {
         match self {

@@ -24,6 +24,7 @@ on_both_drivers!(
     async_copy_to_host_arrives_after_the_producer,
     async_copy_from_host_is_read_before_the_host_may_write,
     elementwise_ops_compute_every_dtype,
+    find_non_finite_names_the_first_nan_or_infinity_of_every_float_type,
     views_out_of_range_and_length_mismatches_are_typed_errors,
     objects_of_another_device_are_refused,
     allocating_too_much_is_out_of_memory,

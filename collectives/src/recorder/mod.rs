@@ -86,6 +86,11 @@ pub struct Dump {
     /// The communication library: `nccl <version>` as loaded (cuda), or `sim`.
     #[serde(default)]
     pub comm_lib: String,
+    /// What NCCL's RAS service said of the job when an operation of this rank timed
+    /// out ([`crate::ras`]): one line per finding, or why it could not be asked;
+    /// empty when it was not asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ras: Vec<String>,
     /// The operations, oldest first.
     pub entries: Vec<Entry>,
 }
@@ -240,6 +245,7 @@ impl FlightRecorder {
             dumped_ms: now_ms(),
             timeout_ms: group.timeout_ms,
             comm_lib: group.comm_lib,
+            ras: Vec::new(),
             entries: self.entries(),
         }
     }

@@ -207,7 +207,7 @@ pub(crate) fn to_value(dump: &Dump) -> Value {
         ]));
     }
     let ranks: Vec<String> = (0..dump.size).map(|r| r.to_string()).collect();
-    dict([
+    let mut top = dict([
         ("version", VERSION.into()),
         ("comm_lib_version", dump.comm_lib.clone().into()),
         (
@@ -233,7 +233,14 @@ pub(crate) fn to_value(dump: &Dump) -> Value {
             )]),
         ),
         ("entries", Value::List(entries)),
-    ])
+    ]);
+    if !dump.ras.is_empty() {
+        if let Value::Dict(items) = &mut top {
+            let lines = dump.ras.iter().map(|l| l.clone().into()).collect();
+            items.push(("nccl_rs_ras".into(), Value::List(lines)));
+        }
+    }
+    top
 }
 
 /// Where `dump` goes under `dir`: `<dir>/torch/<group>/nccl_trace_rank_<rank>`, with

@@ -16,6 +16,7 @@ pub(super) struct Kernels {
     _module: sys::CUmodule,
     pub(super) fill64: sys::CUfunction,
     table: Vec<(Elementwise, DType, sys::CUfunction)>,
+    non_finite: Vec<(DType, sys::CUfunction)>,
 }
 
 // SAFETY: module and function handles are immutable driver objects.
@@ -52,10 +53,15 @@ impl Kernels {
                 table.push((op, dtype, get(&super::ptx::kernel_name(op, dtype))?));
             }
         }
+        let mut non_finite = Vec::new();
+        for dtype in super::ptx::FLOATS {
+            non_finite.push((dtype, get(&super::ptx::non_finite_name(dtype))?));
+        }
         Ok(Kernels {
             _module: module,
             fill64,
             table,
+            non_finite,
         })
     }
 
@@ -64,6 +70,14 @@ impl Kernels {
         // SAFETY: the module was loaded by `load` and no kernel of it is launched
         // again (the device is being dropped).
         let _ = unsafe { lib.cuModuleUnload(self._module) };
+    }
+
+    /// The non-finite scan of float type `dtype`.
+    pub(super) fn non_finite(&self, dtype: DType) -> Option<sys::CUfunction> {
+        self.non_finite
+            .iter()
+            .find(|(d, _)| *d == dtype)
+            .map(|(_, f)| *f)
     }
 
     /// The kernel of `op` on `dtype`; the fp8 types have none.

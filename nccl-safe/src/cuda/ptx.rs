@@ -124,7 +124,31 @@ fn body(op: Elementwise, dtype: DType) -> String {
     }
 }
 
-/// The whole module: `nccl_rs_fill64` and every (op, type) kernel.
+/// The symbol of the non-finite scan of a float type.
+pub(crate) fn non_finite_name(dtype: DType) -> String {
+    format!("nccl_rs_nonfinite_{}", dtype.name())
+}
+
+/// The loop body of the non-finite scan: load the element's bits, and where every bit
+/// of the type's mask is set (NaN or infinity), lower the `u64` at the scalar address
+/// (`%rd3`) to the element's index (`%rd4`).
+fn non_finite_body(dtype: DType, mask: u64) -> String {
+    let (load, reg, width) = match dtype.size() {
+        1 => ("ld.global.u8 %r6", "%r6", "b32"),
+        2 => ("ld.global.u16 %r6", "%r6", "b32"),
+        4 => ("ld.global.u32 %r6", "%r6", "b32"),
+        _ => ("ld.global.u64 %rd9", "%rd9", "b64"),
+    };
+    let cmp = if width == "b64" { "u64" } else { "u32" };
+    format!(
+        "\t{load}, [%rd8];\n\tand.{width} {reg}, {reg}, {mask};\n\
+         \tsetp.eq.{cmp} %p2, {reg}, {mask};\n\tcvta.to.global.u64 %rd10, %rd3;\n\
+         \t@%p2 red.global.min.u64 [%rd10], %rd4;\n"
+    )
+}
+
+/// The whole module: `nccl_rs_fill64`, every (op, type) kernel, and the non-finite
+/// scan of every float type.
 pub(crate) fn module() -> String {
     let mut out = String::from(HEADER);
     open(&mut out, "nccl_rs_fill64", true, 8);
@@ -142,8 +166,25 @@ pub(crate) fn module() -> String {
             close(&mut out);
         }
     }
+    for dtype in FLOATS {
+        if let Some(mask) = dtype.non_finite_mask() {
+            open(&mut out, &non_finite_name(dtype), true, dtype.size());
+            out.push_str(&non_finite_body(dtype, mask));
+            close(&mut out);
+        }
+    }
     out
 }
+
+/// The float types, fp8 included (the scan has a kernel for each).
+pub(crate) const FLOATS: [DType; 6] = [
+    DType::F16,
+    DType::BF16,
+    DType::F32,
+    DType::F64,
+    DType::F8E4M3,
+    DType::F8E5M2,
+];
 
 #[cfg(test)]
 mod tests {
@@ -159,7 +200,18 @@ mod tests {
                 assert_eq!(m.matches(&entry).count(), 1, "{entry}");
             }
         }
+        for dtype in FLOATS {
+            let entry = format!(".visible .entry {}(", non_finite_name(dtype));
+            assert_eq!(m.matches(&entry).count(), 1, "{entry}");
+        }
         assert_eq!(m.matches('{').count(), m.matches('}').count());
-        assert_eq!(m.matches(".entry").count(), 21);
+        assert_eq!(m.matches(".entry").count(), 27);
+        // The masks are the exponent bits (all of them, and the mantissa's too for
+        // E4M3, whose only non-finite value is NaN).
+        assert!(m.contains("and.b32 %r6, %r6, 2139095040;"), "f32");
+        assert!(
+            m.contains("and.b64 %rd9, %rd9, 9218868437227405312;"),
+            "f64"
+        );
     }
 }

@@ -262,6 +262,18 @@ impl CudaStream {
         self.launch(f, dst, count, param.as_mut_ptr().cast())
     }
 
+    /// Lowers the `u64` at `out` to the index of the first of `count` elements of
+    /// `dtype` at `src` that is not finite (a kernel; integers: nothing to do).
+    pub fn find_non_finite(&self, dtype: DType, src: u64, count: usize, out: u64) -> Result<()> {
+        let _ctx = self.device.bind()?;
+        let kernels = self.device.kernels()?;
+        let Some(f) = kernels.non_finite(dtype) else {
+            return Ok(());
+        };
+        let mut out = out;
+        self.launch(f, src, count, (&mut out as *mut u64).cast())
+    }
+
     fn launch(
         &self,
         f: sys::CUfunction,

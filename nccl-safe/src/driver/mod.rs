@@ -382,6 +382,13 @@ impl StreamImpl {
         }
     }
 
+    pub fn find_non_finite(&self, dtype: DType, src: u64, count: usize, out: u64) -> Result<()> {
+        match self {
+            StreamImpl::Cuda(s) => s.find_non_finite(dtype, src, count, out),
+            StreamImpl::Sim(s) => s.find_non_finite(dtype, src, count, out),
+        }
+    }
+
     pub fn copy_dtod(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
         match self {
             StreamImpl::Cuda(s) => s.copy_dtod(dst, src, bytes),

@@ -178,6 +178,48 @@ impl<'a, T: DataType> DeviceView<'a, T> {
         })
     }
 
+    /// Enqueues on `stream` a scan of the view for values that are not finite (NaN or
+    /// infinity): when it has run, `out[0]` holds the index of the first such element,
+    /// or `u64::MAX` when every element is finite. Returns at once; the host never
+    /// waits (read `out` once the stream has passed the scan). Integer views are
+    /// finite: nothing is scanned. On the sim the scan runs on the stream's thread; on
+    /// cuda it is a kernel.
+    ///
+    /// ```
+    /// # use nccl_safe::{Device, DeviceBuffer, Stream};
+    /// let s = Stream::new(&Device::sim(0)?)?;
+    /// let x = DeviceBuffer::from_slice(&s, &[1.0f32, 2.0, f32::NAN, f32::INFINITY])?;
+    /// let mut first = DeviceBuffer::<u64>::zeroed(&s, 1)?;
+    /// x.as_view().find_non_finite(&s, &mut first.as_view_mut())?;
+    /// assert_eq!(first.to_vec(&s)?, [2]);
+    /// # Ok::<(), nccl_safe::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`] when `out` is empty; [`Error::WrongDevice`]; a driver
+    /// error.
+    pub fn find_non_finite(&self, stream: &Stream, out: &mut DeviceViewMut<'_, u64>) -> Result<()> {
+        check_same_device("find non-finite", self.device(), out.device())?;
+        if out.len == 0 {
+            return Err(Error::LengthMismatch {
+                op: "find non-finite",
+                expected: 1,
+                actual: 0,
+            });
+        }
+        let mut first = out.slice_mut(0..1)?;
+        first.fill(stream, u64::MAX)?;
+        if T::DTYPE.non_finite_mask().is_none() || self.len == 0 {
+            return Ok(());
+        }
+        let s = user_stream("find non-finite", stream, self.device())?;
+        let (src, count, dst) = (self.addr(), self.len, first.addr());
+        enqueue(s, &[self.read_use(), first.write_use(false)], |imp| {
+            imp.find_non_finite(T::DTYPE, src, count, dst)
+        })
+    }
+
     /// Lends the device address to `f` for a foreign kernel that **reads** the view,
     /// enqueued by `f` on `stream`: this stream first waits for pending writes by
     /// other streams, and the use is recorded after `f` returns.

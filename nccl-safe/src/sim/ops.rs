@@ -12,6 +12,31 @@ use crate::{DType, Error, Result};
 /// Keeps host memory alive while a task that copies into or out of it is queued.
 pub(crate) type KeepAlive = Arc<dyn Send + Sync>;
 
+/// The index of the first little-endian element of `size` bytes in `data` with every
+/// bit of `mask` set.
+fn first_match(data: &[u8], size: usize, mask: u64) -> Option<usize> {
+    fn find<const N: usize>(
+        data: &[u8],
+        mask: u64,
+        bits: impl Fn([u8; N]) -> u64,
+    ) -> Option<usize> {
+        let hit = |c: &[u8]| <[u8; N]>::try_from(c).is_ok_and(|a| bits(a) & mask == mask);
+        // Whole runs first, without an early exit (the compiler vectorises it), then
+        // the position inside the run that has one.
+        let run = 64 * N;
+        data.chunks(run)
+            .enumerate()
+            .find(|(_, r)| r.chunks_exact(N).fold(false, |any, c| any | hit(c)))
+            .and_then(|(i, r)| Some(i * 64 + r.chunks_exact(N).position(hit)?))
+    }
+    match size {
+        1 => find::<1>(data, mask, |a| u64::from(a[0])),
+        2 => find::<2>(data, mask, |a| u64::from(u16::from_le_bytes(a))),
+        4 => find::<4>(data, mask, |a| u64::from(u32::from_le_bytes(a))),
+        _ => find::<8>(data, mask, u64::from_le_bytes),
+    }
+}
+
 /// The device-side work of memory operations, each one task on the stream.
 impl SimStream {
     /// Reserves device memory (at once, as `cuMemAllocAsync` reports out of memory).
@@ -86,6 +111,40 @@ impl SimStream {
                 // SAFETY: as above.
                 unsafe { super::memory::store(p.add(off), &buf[..n]) };
                 off += n;
+            }
+            Ok(())
+        }))
+    }
+
+    /// Lowers the `u64` at `out` to the index of the first of `count` elements of
+    /// `dtype` at `src` that is not finite (no change when all are).
+    pub fn find_non_finite(&self, dtype: DType, src: u64, count: usize, out: u64) -> Result<()> {
+        let Some(mask) = dtype.non_finite_mask() else {
+            return Ok(());
+        };
+        let device = self.device.clone();
+        self.submit(Box::new(move || {
+            let size = dtype.size();
+            let p = device.ptr(src, count * size)?;
+            let step = super::memory::BLOCK / size * size;
+            let mut buf = vec![0u8; step.min(count * size)];
+            let (mut off, mut found) = (0, None);
+            while off < count * size && found.is_none() {
+                let n = step.min(count * size - off);
+                // SAFETY: a checked range of this device's arena.
+                unsafe { super::memory::load(p.add(off), &mut buf[..n]) };
+                found = first_match(&buf[..n], size, mask).map(|i| (off / size + i) as u64);
+                off += n;
+            }
+            if let Some(index) = found {
+                let o = device.ptr(out, 8)?;
+                let mut cur = [0u8; 8];
+                // SAFETY: a checked 8-byte range of this device's arena.
+                unsafe { super::memory::load(o, &mut cur) };
+                if index < u64::from_le_bytes(cur) {
+                    // SAFETY: as above.
+                    unsafe { super::memory::store(o, &index.to_le_bytes()) };
+                }
             }
             Ok(())
         }))

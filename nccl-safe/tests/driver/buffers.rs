@@ -189,3 +189,70 @@ pub fn allocating_too_much_is_out_of_memory(d: &Devices) {
         [1, 2]
     );
 }
+
+/// Where the first non-finite element of `values` is found (`u64::MAX`: none).
+fn first_non_finite<T: DataType>(d: &Devices, values: &[T]) -> u64 {
+    let s = Stream::new(&d.dev).unwrap();
+    let buf = DeviceBuffer::from_slice(&s, values).unwrap();
+    let mut out = DeviceBuffer::<u64>::from_slice(&s, &[7, 7]).unwrap();
+    buf.as_view()
+        .find_non_finite(&s, &mut out.as_view_mut())
+        .unwrap();
+    let got = out.to_vec(&s).unwrap();
+    assert_eq!(got[1], 7, "only out[0] is written");
+    got[0]
+}
+
+pub fn find_non_finite_names_the_first_nan_or_infinity_of_every_float_type(d: &Devices) {
+    use nccl_safe::{F8E4M3, F8E5M2, half};
+    // Past the sim's copy block (1 MiB), so that a later block's index is right too.
+    let n = 300_000;
+    let mut x = vec![1.5f32; n];
+    assert_eq!(first_non_finite(d, &x), u64::MAX, "all finite");
+    x[n - 3] = f32::NEG_INFINITY;
+    x[n - 1] = f32::NAN;
+    assert_eq!(first_non_finite(d, &x), (n - 3) as u64, "f32 -inf");
+    x[n / 2] = f32::INFINITY;
+    assert_eq!(first_non_finite(d, &x), (n / 2) as u64, "f32 +inf");
+    assert_eq!(
+        first_non_finite(d, &[0.0f64, f64::MAX, -f64::NAN]),
+        2,
+        "f64"
+    );
+    assert_eq!(
+        first_non_finite(d, &[f64::MIN_POSITIVE, f64::MAX]),
+        u64::MAX
+    );
+    let h = |v: f32| half::f16::from_f32(v);
+    assert_eq!(
+        first_non_finite(d, &[h(65504.0), h(f32::INFINITY)]),
+        1,
+        "f16"
+    );
+    let b = |v: f32| half::bf16::from_f32(v);
+    assert_eq!(first_non_finite(d, &[b(f32::NAN), b(1.0)]), 0, "bf16");
+    assert_eq!(first_non_finite(d, &[b(3.0e38), b(-1.0)]), u64::MAX);
+    // E4M3 has no infinity: 0x7e is 448, its largest value; 0xff its NaN.
+    let e4 = |bits: u8| F8E4M3::from_bits(bits);
+    assert_eq!(
+        first_non_finite(d, &[e4(0x7e), e4(0x7e), e4(0xff)]),
+        2,
+        "e4m3"
+    );
+    // E5M2: 0x7b is 57344, its largest; 0x7c infinity.
+    let e5 = |bits: u8| F8E5M2::from_bits(bits);
+    assert_eq!(first_non_finite(d, &[e5(0x7b), e5(0xfc)]), 1, "e5m2");
+    // Integers are finite whatever their bits.
+    assert_eq!(first_non_finite(d, &[u32::MAX, 0x7f80_0000]), u64::MAX);
+    // Nothing to write into is a typed error.
+    let s = Stream::new(&d.dev).unwrap();
+    let buf = DeviceBuffer::from_slice(&s, &[1.0f32]).unwrap();
+    let mut out = DeviceBuffer::<u64>::zeroed(&s, 2).unwrap();
+    let mut empty = out.as_view_mut();
+    let mut empty = empty.slice_mut(0..0).unwrap();
+    let e = expect_err(
+        buf.as_view().find_non_finite(&s, &mut empty),
+        "an empty output",
+    );
+    assert!(matches!(e, Error::LengthMismatch { .. }), "{e}");
+}

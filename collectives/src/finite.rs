@@ -7,8 +7,6 @@
 //!
 //! [`Options::check_finite`]: crate::Options::check_finite
 
-use std::sync::OnceLock;
-
 use nccl_safe::{DataType, DeviceBuffer, DeviceView, Stream};
 
 use crate::Error;
@@ -44,27 +42,14 @@ impl<'a> Scan<'a> {
     }
 }
 
-/// The buffer an operation's scan writes into, and the stream it is read on.
-pub(crate) struct Probes {
-    stream: OnceLock<Stream>,
-}
-
-impl Probes {
-    pub(crate) fn new() -> Probes {
-        Probes {
-            stream: OnceLock::new(),
-        }
-    }
-}
-
 impl Inner {
     /// For a work whose operation completed: the error its scan (into `slot`) found,
     /// if any.
     pub(crate) fn scan_result(&self, w: &WorkState, slot: DeviceBuffer<u64>) -> Option<Error> {
-        let stream = match self.probes.stream.get() {
+        let stream = match self.probe_stream.get() {
             Some(s) => s,
             None => match Stream::new(&self.device) {
-                Ok(s) => self.probes.stream.get_or_init(|| s),
+                Ok(s) => self.probe_stream.get_or_init(|| s),
                 Err(e) => {
                     log::error!("group {}: cannot read a NaN check: {e}", self.options.name);
                     return None;

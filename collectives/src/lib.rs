@@ -34,6 +34,7 @@ mod future;
 mod handle;
 mod heal;
 mod hooks;
+mod issue;
 pub mod launch;
 mod options;
 mod process_group;

@@ -28,11 +28,9 @@ fn a_nan_fails_the_work_of_the_rank_that_had_it_and_the_group_goes_on() {
             data[9] = f32::INFINITY;
         }
         let mut x = DeviceBuffer::from_slice(&s, &data).unwrap();
-        let line = line!() + 1;
-        let first = pg
-            .all_reduce(&mut x, ReduceOp::Sum)
-            .unwrap()
-            .wait_host(PATIENCE);
+        let work = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+        let line = line!() - 1;
+        let first = work.wait_host(PATIENCE);
         // The group goes on: a clean all-reduce next.
         let mut y = DeviceBuffer::from_slice(&s, &[2.0f32; 4]).unwrap();
         pg.all_reduce(&mut y, ReduceOp::Sum)

@@ -1,0 +1,279 @@
+//! Issuing one operation: the one path every operation of a [`ProcessGroup`] takes
+//! (the issuing thread's mark, readiness, room, hooks, the flight record, the NaN
+//! scan, the launch, the `Work`).
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use nccl_safe::{Communicator, Stream};
+
+use crate::finite::Scan;
+use crate::hooks::{HookEvent, HookOp, HookPoint};
+use crate::process_group::{OpInfo, ProcessGroup};
+use crate::recorder::{Entry, State, now_ms};
+use crate::state::{Caller, Inner, Outcome, WorkState, lock};
+use crate::work::Work;
+use crate::{Error, Result};
+
+impl ProcessGroup {
+    /// Marks this thread as issuing; refuses a second thread, and a switch of threads
+    /// while the first one's operations are in flight (the ranks could not agree on
+    /// one order of calls made from several threads).
+    pub(crate) fn enter(&self, site: &str) -> Result<Issuing<'_>> {
+        let inner = &self.inner;
+        let me = std::thread::current().id();
+        let mut cur = lock(&inner.issuing);
+        if let Some(c) = &*cur {
+            if c.thread == me {
+                return Ok(Issuing {
+                    inner,
+                    outer: false,
+                }); // a warm-up inside a call
+            }
+            return Err(Error::ConcurrentUse {
+                group: inner.options.name.clone(),
+                rank: inner.rank,
+                call_site: site.to_string(),
+                other_call_site: c.site.clone(),
+                reason: "two threads issued operations at the same time; every rank must \
+                         issue them in one order, which threads cannot guarantee"
+                    .into(),
+            });
+        }
+        if let Some(last) = &*lock(&inner.last_issuer) {
+            if last.thread != me && !inner.turns.load(Ordering::Acquire) && inner.in_flight() > 0 {
+                return Err(Error::ConcurrentUse {
+                    group: inner.options.name.clone(),
+                    rank: inner.rank,
+                    call_site: site.to_string(),
+                    other_call_site: last.site.clone(),
+                    reason: "another thread's operations are still in flight; wait for them \
+                             before issuing from this thread (the ranks must see one order)"
+                        .into(),
+                });
+            }
+        }
+        *cur = Some(Caller {
+            thread: me,
+            site: site.to_string(),
+        });
+        Ok(Issuing { inner, outer: true })
+    }
+
+    /// Issues one operation: readiness, room, record, enqueue, a Work. A refused call
+    /// takes no sequence number and leaves nothing in the flight record.
+    pub(crate) fn submit(
+        &self,
+        info: OpInfo,
+        enqueue: impl FnOnce(&Communicator, &Stream) -> nccl_safe::Result<()>,
+    ) -> Result<Work> {
+        self.submit_scanned(info, |c, s, _| enqueue(c, s))
+    }
+
+    /// [`ProcessGroup::submit`], where `enqueue` may scan its input first
+    /// ([`Scan::input`], for [`Options::check_finite`]).
+    pub(crate) fn submit_scanned(
+        &self,
+        info: OpInfo,
+        enqueue: impl FnOnce(&Communicator, &Stream, &mut Scan<'_>) -> nccl_safe::Result<()>,
+    ) -> Result<Work> {
+        let OpInfo {
+            op,
+            dtype,
+            count,
+            root,
+            p2p,
+            site,
+            library,
+        } = info;
+        let inner = &self.inner;
+        let call_site = match library {
+            Some(step) => step.to_string(),
+            None => format!("{}:{}", site.file(), site.line()),
+        };
+        let _issuing = self.enter(&call_site)?;
+        if let Some(e) = inner.refusal(op, &call_site) {
+            return Err(e);
+        }
+        if !inner.ready.load(Ordering::Acquire) {
+            inner.ensure_ready()?;
+            self.connect()?;
+        }
+        inner.make_room()?;
+        let (seq, p2p_key) = match (p2p, library) {
+            (Some((peer, send)), _) => {
+                let n = *lock(&inner.p2p_seq).get(&(peer, send)).unwrap_or(&0);
+                (n, Some((peer, n)))
+            }
+            (None, Some(_)) => (0, None),
+            (None, None) => (inner.seq.load(Ordering::Acquire), None),
+        };
+        let hooked = inner.hooks.run(HookPoint::BeforeIssue, || HookEvent {
+            point: HookPoint::BeforeIssue,
+            group: inner.options.name.clone(),
+            rank: inner.rank,
+            op: Some(HookOp {
+                op: op.to_string(),
+                seq,
+                call_site: call_site.clone(),
+                dtype: dtype.to_string(),
+                count,
+                age: Duration::ZERO,
+            }),
+            reason: None,
+        });
+        // A hook may have aborted the group.
+        if let Some(e) = hooked.then(|| inner.refusal(op, &call_site)).flatten() {
+            return Err(e);
+        }
+        let _span = crate::trace::collective(
+            &inner.options.name,
+            inner.rank,
+            op,
+            seq,
+            count * dtype.size(),
+            &call_site,
+        );
+        let recorded = Recorded {
+            inner,
+            id: inner.recorder.push(Entry {
+                record_id: 0, // numbered by the recorder
+                seq: (p2p_key.is_none() && !(library.is_some() && op != "warmup")).then_some(seq),
+                p2p: p2p_key,
+                op: op.to_string(),
+                dtype: dtype.to_string(),
+                count,
+                root,
+                call_site: call_site.clone(),
+                enqueued_ms: now_ms(),
+                completed_ms: None,
+                state: State::Scheduled,
+            }),
+            launched: false,
+        };
+        let label = format!(
+            "{op} #{seq} at {call_site} (rank {} of {})",
+            inner.rank, inner.options.name
+        );
+        let mut scan = Scan::new(inner);
+        let run = || {
+            inner
+                .with_comm(|c| enqueue(c, &inner.stream, &mut scan))
+                .unwrap_or_else(|| {
+                    Err(nccl_safe::Error::InvalidUsage {
+                        op: "collective",
+                        reason: "the group was replaced by a shrink or grow".into(),
+                    })
+                })
+        };
+        let launched = if inner.options.check_call_sites {
+            nccl_safe::with_checked_call_label(&label, &call_site, run)
+        } else {
+            nccl_safe::with_call_label(&label, run)
+        };
+        if let Err(e) = launched {
+            return Err(match e {
+                // The position was taken (the communicator consumed it): the record
+                // keeps the refused call, so the hang report can show both sides.
+                nccl_safe::Error::Mismatch { what, detail } => {
+                    let entry = recorded.launched();
+                    inner.recorder.set_state(entry, State::Failed);
+                    match p2p {
+                        Some((peer, send)) => {
+                            lock(&inner.p2p_seq).insert((peer, send), seq + 1);
+                        }
+                        None => inner.seq.store(seq + 1, Ordering::Release),
+                    }
+                    let err = Error::Mismatch {
+                        group: inner.options.name.clone(),
+                        rank: inner.rank,
+                        op: op.to_string(),
+                        seq,
+                        call_site,
+                        detail: format!("mismatch in {what}: {detail}"),
+                    };
+                    inner.fail(None, err.clone(), "mismatch");
+                    err
+                }
+                other => other.into(),
+            });
+        }
+        let entry = recorded.launched();
+        match p2p {
+            Some((peer, send)) => {
+                lock(&inner.p2p_seq).insert((peer, send), seq + 1);
+            }
+            None if library.is_none() => inner.seq.store(seq + 1, Ordering::Release),
+            None => {}
+        }
+        let event = inner.stream.record_event()?;
+        let state = Arc::new(WorkState {
+            op: op.to_string(),
+            seq,
+            call_site,
+            dtype,
+            count,
+            probe: Mutex::new(scan.slot.take()),
+            entry,
+            event,
+            enqueued: Instant::now(),
+            outcome: Mutex::new(Outcome::Pending),
+            changed: Condvar::new(),
+            wakers: Mutex::new(Vec::new()),
+            waiters: Default::default(),
+            signalled: Default::default(),
+            waited: Default::default(),
+        });
+        // Waiters wake when the operation completes, not on a tick.
+        let weak = Arc::downgrade(&state);
+        inner.stream.on_complete(move || {
+            if let Some(s) = weak.upgrade() {
+                s.notify();
+            }
+        })?;
+        lock(&inner.pending).push_back(state.clone());
+        Ok(Work {
+            state,
+            group: inner.clone(),
+        })
+    }
+}
+
+/// While a call is issuing: clears the mark when it ends (also on a panic).
+pub(crate) struct Issuing<'a> {
+    inner: &'a Inner,
+    outer: bool,
+}
+
+impl Drop for Issuing<'_> {
+    fn drop(&mut self) {
+        if self.outer {
+            let caller = lock(&self.inner.issuing).take();
+            *lock(&self.inner.last_issuer) = caller;
+        }
+    }
+}
+
+/// A flight-record entry that is removed again unless its operation is launched (a
+/// refused call, or a panic inside a `grouped` closure, leaves nothing behind).
+struct Recorded<'a> {
+    inner: &'a Inner,
+    id: u64,
+    launched: bool,
+}
+
+impl Recorded<'_> {
+    fn launched(mut self) -> u64 {
+        self.launched = true;
+        self.id
+    }
+}
+
+impl Drop for Recorded<'_> {
+    fn drop(&mut self) {
+        if !self.launched {
+            self.inner.recorder.remove(self.id);
+        }
+    }
+}

@@ -3,7 +3,8 @@
 //! stream's thread; on cuda, a small kernel), into a one-element device buffer; the
 //! host never waits for it. When the operation is seen complete, the buffer is read
 //! (on a stream of the group's own, which the scan has long passed) and a bad index
-//! fails the operation's `Work` with [`Error::NonFinite`].
+//! fails the operation's `Work` with [`Error::NonFinite`] (its flight-record entry
+//! says completed: the operation ran).
 //!
 //! [`Options::check_finite`]: crate::Options::check_finite
 
@@ -80,8 +81,10 @@ impl Inner {
         let mut probe = lock(&w.probe);
         if let Some(err) = probe.take().and_then(|slot| self.scan_result(w, slot)) {
             log::error!("{err}");
+            // The operation itself completed (the hang report must not take it for a
+            // stuck one); its Work carries the error.
             if w.settle(Outcome::Failed(err)) {
-                self.recorder.set_state(w.entry, State::Failed);
+                self.recorder.set_state(w.entry, State::Completed);
             }
         }
     }

@@ -13,8 +13,13 @@
 //! - **Hangs are diagnosable.** A watchdog fails operations that run past the timeout,
 //!   aborts per policy, and dumps a flight recorder; [`hang_report`] (and the
 //!   `nccl-hang-report` program) merges the dumps of all ranks into one line per
-//!   finding, naming the rank that never arrived.
-//!
+//!   finding, naming the rank that never arrived. Dumps can also be written in
+//!   PyTorch's flight-recorder format ([`DumpFormat`]) for its analyzer; on cuda a
+//!   timeout asks NCCL's RAS service what it thinks of the job ([`ras`]).
+//! - **Operations can be watched.** [`ProcessGroup::add_hook`] runs callbacks before
+//!   issue, on completion, on timeout and on abort; [`Options::check_finite`] fails
+//!   an operation whose input holds a NaN or an infinity
+//!   ([`Error::NonFinite`]), naming the rank, call site and element.
 //! - **Jobs can heal.** Under [`ErrorPolicy::Shrink`] a failure ends the group's
 //!   epoch, not the job: [`ProcessGroup::shrink`] makes the group of the survivors,
 //!   and [`ProcessGroup::admit`] lets replacements in (`nccl-run --max-restarts`).

@@ -208,7 +208,7 @@ impl ProcessGroup {
     /// [`nccl_safe::Error::InvalidUsage`] for a communicator of
     /// [`Communicator::init_all`] (ranks one thread drives together, whose calls must
     /// be grouped: a group's operations each wait on the others' ranks, so such a
-    /// thread would wait for itself); [`Error::Timeout`] when a peer does not build
+    /// thread would wait for itself); [`Error::Timeout`](crate::Error::Timeout) when a peer does not build
     /// its group in time; the errors of [`ProcessGroup::new`].
     pub fn from_communicator(comm: Communicator, options: Options) -> Result<ProcessGroup> {
         if let Some(n) = comm.init_all_size() {

@@ -7,7 +7,7 @@
 //! `--ignored`. The test binary re-runs itself as each rank (`child`).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,25 +15,11 @@ use collectives::{Dump, ProcessGroup, hang_report};
 use nccl_safe::{DeviceBuffer, ReduceOp, Stream};
 
 mod common;
-use common::free_port;
+use common::{free_port, torch_python};
 
 const SCENARIO: &str = "NCCL_RS_TEST_SCENARIO";
 const PATIENCE: Duration = Duration::from_secs(60);
 const RANKS: usize = 4;
-
-/// The Python that has PyTorch.
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("NCCL_RS_TORCH_PYTHON") {
-        return p.into();
-    }
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.deps/torch/bin/python");
-    assert!(
-        p.exists(),
-        "PyTorch not found at {} (run ci/setup, or set NCCL_RS_TORCH_PYTHON)",
-        p.display()
-    );
-    p
-}
 
 #[test]
 #[ignore = "the entry point of this file's child processes (run by the other tests)"]
@@ -134,7 +120,7 @@ fn our_report(dir: &Path) -> Vec<String> {
 
 /// `torchfrtrace <dir>/torch/default`: its whole output.
 fn torchfrtrace(dir: &Path) -> String {
-    let py = python();
+    let py = torch_python();
     // The `torchfrtrace` script beside the Python, run through that Python (its first
     // line names the folder the environment was made in, which a moved environment no
     // longer is); a Python without the script (a system one) runs the module the

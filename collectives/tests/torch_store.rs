@@ -4,28 +4,16 @@
 //! test` shows them as ignored; ci/test runs them with `--ignored`.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod common;
+use common::torch_python;
+
 use collectives::store::{
     self, ClientOptions, ServerOptions, Store, StoreError, TcpStore, TcpStoreServer, TorchStore,
 };
-
-/// The Python that has PyTorch.
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("NCCL_RS_TORCH_PYTHON") {
-        return p.into();
-    }
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.deps/torch/bin/python");
-    assert!(
-        p.exists(),
-        "PyTorch not found at {} (run ci/setup, or set NCCL_RS_TORCH_PYTHON)",
-        p.display()
-    );
-    p
-}
 
 /// A PyTorch `TCPStore` server on a free loopback port, driven by lines on stdin:
 /// `get KEY` and `set KEY VALUE` act as a PyTorch client of it would (PyTorch puts
@@ -56,7 +44,7 @@ for line in sys.stdin:
 
 impl TorchServer {
     fn start(backend: &str) -> TorchServer {
-        let mut child = Command::new(python())
+        let mut child = Command::new(torch_python())
             .args(["-c", SERVER, backend])
             .env("PYTHONWARNINGS", "ignore")
             .stdin(Stdio::piped())

@@ -9,6 +9,8 @@
 mod docs {
     #[doc = include_str!("../../README.md")]
     struct Readme;
+    #[doc = include_str!("../../docs/diagnosis.md")]
+    struct Diagnosis;
     #[doc = include_str!("../../docs/guide.md")]
     struct Guide;
     #[doc = include_str!("../../docs/healing.md")]

@@ -62,3 +62,19 @@ pub fn on_ranks<R: Send + 'static>(
         .map(|h| h.join().expect("rank thread"))
         .collect()
 }
+
+/// The Python that has PyTorch: `NCCL_RS_TORCH_PYTHON`, else the environment ci/setup
+/// makes in `.deps/torch`.
+#[allow(dead_code)] // not every test binary that includes this module needs it
+pub fn torch_python() -> std::path::PathBuf {
+    if let Some(p) = std::env::var_os("NCCL_RS_TORCH_PYTHON") {
+        return p.into();
+    }
+    let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.deps/torch/bin/python");
+    assert!(
+        p.exists(),
+        "PyTorch not found at {} (run ci/setup, or set NCCL_RS_TORCH_PYTHON)",
+        p.display()
+    );
+    p
+}

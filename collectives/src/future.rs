@@ -138,7 +138,7 @@ impl Future for WorkFuture {
             let r = match lock(&state.outcome).clone() {
                 Outcome::Done => Ok(()),
                 Outcome::Failed(e) => Err(e),
-                Outcome::Pending => Err(err),
+                Outcome::Pending | Outcome::Failing => Err(err),
             };
             return this.resolve(r);
         }

@@ -23,10 +23,11 @@ pub enum HookPoint {
     /// fail with the abort's error; nothing is launched.
     BeforeIssue,
     /// On the thread that first sees the operation complete: one waiting for it
-    /// (`Work::wait_host`, `Work::is_complete`, an `.await`), one asking
+    /// (`Work::wait_host`, `Work::is_completed`, an `.await`), one asking
     /// `ProcessGroup::in_flight`, the issuing thread making room under
     /// `Options::max_in_flight`, or the watchdog thread. Once per operation, and only
-    /// for operations the library sees complete (none after the group is dropped).
+    /// for operations the library sees complete and succeed (not for one whose
+    /// `Work` the NaN check failed; none after the group is dropped).
     AfterCompletion,
     /// On the thread that declares the timeout (the watchdog, or a thread whose
     /// `wait_host` ran past the group's timeout), before the waiters of the operation

@@ -41,23 +41,32 @@ impl ProcessGroup {
                     .into(),
             });
         }
-        if let Some(last) = &*lock(&inner.last_issuer) {
-            if last.thread != me && !inner.turns.load(Ordering::Acquire) && inner.in_flight() > 0 {
+        // A switch of threads is checked with no lock held: `in_flight` settles what
+        // completed, which runs hooks.
+        let switched = lock(&inner.last_issuer)
+            .as_ref()
+            .filter(|l| l.thread != me && !inner.turns.load(Ordering::Acquire))
+            .map(|l| l.site.clone());
+        *cur = Some(Caller {
+            thread: me,
+            site: site.to_string(),
+        });
+        drop(cur);
+        if let Some(other_call_site) = switched {
+            if inner.in_flight() > 0 {
+                // Refused: the mark goes, and the last issuer stays the other thread.
+                lock(&inner.issuing).take();
                 return Err(Error::ConcurrentUse {
                     group: inner.options.name.clone(),
                     rank: inner.rank,
                     call_site: site.to_string(),
-                    other_call_site: last.site.clone(),
+                    other_call_site,
                     reason: "another thread's operations are still in flight; wait for them \
                              before issuing from this thread (the ranks must see one order)"
                         .into(),
                 });
             }
         }
-        *cur = Some(Caller {
-            thread: me,
-            site: site.to_string(),
-        });
         Ok(Issuing { inner, outer: true })
     }
 
@@ -123,9 +132,12 @@ impl ProcessGroup {
             }),
             reason: None,
         });
-        // A hook may have aborted the group.
-        if let Some(e) = hooked.then(|| inner.refusal(op, &call_site)).flatten() {
-            return Err(e);
+        // A hook (this one, or one that ran while room was made) may have aborted the
+        // group: nothing is launched then.
+        if hooked || inner.hooks.any() {
+            if let Some(e) = inner.refusal(op, &call_site) {
+                return Err(e);
+            }
         }
         let _span = crate::trace::collective(
             &inner.options.name,
@@ -233,6 +245,11 @@ impl ProcessGroup {
             }
         })?;
         lock(&inner.pending).push_back(state.clone());
+        // Aborted meanwhile (by another thread, or the watchdog) after the pending works
+        // were failed: this one is failed here, or nothing would ever settle it.
+        if inner.aborting.load(Ordering::Acquire) {
+            inner.fail_late_work(&state);
+        }
         Ok(Work {
             state,
             group: inner.clone(),

@@ -77,8 +77,8 @@ pub struct RasRank {
     pub rank: usize,
     /// Its node.
     pub host: String,
-    /// Its process.
-    pub pid: u64,
+    /// Its process (`None` when RAS does not know it).
+    pub pid: Option<u64>,
     /// `ncclSuccess` (0) when initialized, `ncclInProgress` (7) while initializing,
     /// else the error init ended with.
     pub init_state: i64,
@@ -97,8 +97,8 @@ pub struct RasMissingRank {
     pub rank: usize,
     /// Its node.
     pub host: String,
-    /// Its process.
-    pub pid: u64,
+    /// Its process (`None` when RAS does not know it).
+    pub pid: Option<u64>,
     /// RAS could not reach it when collecting.
     pub unresponsive: bool,
     /// RAS gave up on it (unreachable for about a minute).
@@ -151,6 +151,19 @@ fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v[key].as_array().map_or(&[], Vec::as_slice)
 }
 
+/// A process id; NCCL writes -1 for one it does not know.
+fn pid(v: &Value) -> Option<u64> {
+    v["pid"].as_u64()
+}
+
+/// `rank 3 (pid 5201 on 10.0.0.2)`, or `(pid ? on ...)` for an unknown process.
+fn who(rank: usize, pid: Option<u64>, host: &str) -> String {
+    match pid {
+        Some(p) => format!("rank {rank} (pid {p} on {host})"),
+        None => format!("rank {rank} (pid ? on {host})"),
+    }
+}
+
 fn index(v: &Value, key: &str) -> Result<usize, String> {
     usize::try_from(int(v, key)?).map_err(|_| format!("{key:?} is negative in {v}"))
 }
@@ -184,7 +197,7 @@ impl RasStatus {
                     ranks.push(RasRank {
                         rank: index(r, "rank")?,
                         host: text(r, "host"),
-                        pid: int(r, "pid")? as u64,
+                        pid: pid(r),
                         init_state: int(status, "init_state").unwrap_or(0),
                         async_error: int(status, "async_error").unwrap_or(0),
                         aborted: flag(status, "abort_flag"),
@@ -196,7 +209,7 @@ impl RasStatus {
                     missing.push(RasMissingRank {
                         rank: index(r, "rank")?,
                         host: text(r, "host"),
-                        pid: int(r, "pid").unwrap_or(0) as u64,
+                        pid: pid(r),
                         unresponsive: flag(&r["status"], "unresponsive"),
                         considered_dead: flag(&r["status"], "considered_dead"),
                     });
@@ -235,13 +248,10 @@ impl RasStatus {
                 } else {
                     "missing (reachable, but not a member now)"
                 };
-                lines.push(format!(
-                    "{name}: rank {} (pid {} on {}) {what}",
-                    m.rank, m.pid, m.host
-                ));
+                lines.push(format!("{name}: {} {what}", who(m.rank, m.pid, &m.host)));
             }
             for r in &c.ranks {
-                let at = format!("rank {} (pid {} on {})", r.rank, r.pid, r.host);
+                let at = who(r.rank, r.pid, &r.host);
                 if r.init_state != 0 && r.init_state != 7 {
                     lines.push(format!(
                         "{name}: {at} failed init: {}",
@@ -269,11 +279,8 @@ impl RasStatus {
                 let most = c.ranks.iter().map(count).max().unwrap_or(0);
                 for r in c.ranks.iter().filter(|r| count(r) < most) {
                     lines.push(format!(
-                        "{name}: rank {} (pid {} on {}) is behind: {} {kind} launched, {most} on \
-                         other ranks",
-                        r.rank,
-                        r.pid,
-                        r.host,
+                        "{name}: {} is behind: {} {kind} launched, {most} on other ranks",
+                        who(r.rank, r.pid, &r.host),
                         count(r)
                     ));
                 }
@@ -337,10 +344,14 @@ pub fn address() -> Option<String> {
 /// speak, an NCCL whose RAS has no JSON status, or a status it cannot read.
 pub fn query(addr: &str, deadline: Duration) -> Result<RasStatus, RasError> {
     let start = Instant::now();
-    let left = || deadline.saturating_sub(start.elapsed());
     let timeout = || RasError::Timeout {
         addr: addr.to_string(),
         waited: start.elapsed(),
+    };
+    // The time left, or the timeout error when none is.
+    let left = || {
+        let l = deadline.saturating_sub(start.elapsed());
+        if l.is_zero() { Err(timeout()) } else { Ok(l) }
     };
     let protocol = |reason: String| RasError::Protocol {
         addr: addr.to_string(),
@@ -350,17 +361,14 @@ pub fn query(addr: &str, deadline: Duration) -> Result<RasStatus, RasError> {
         addr: addr.to_string(),
         reason,
     };
-    let targets: Vec<_> = addr
-        .to_socket_addrs()
-        .map_err(|e| connect_err(e.to_string()))?
-        .collect();
+    let targets = resolve(addr, left()?).map_err(|e| match e {
+        None => timeout(),
+        Some(reason) => connect_err(reason),
+    })?;
     let mut last = String::from("the address resolves to nothing");
     let mut stream = None;
     for t in targets {
-        if left().is_zero() {
-            return Err(timeout());
-        }
-        match TcpStream::connect_timeout(&t, left()) {
+        match TcpStream::connect_timeout(&t, left()?) {
             Ok(s) => {
                 stream = Some(s);
                 break;
@@ -383,12 +391,9 @@ pub fn query(addr: &str, deadline: Duration) -> Result<RasStatus, RasError> {
     // least one).
     let ras_timeout = (deadline.as_secs() / 2).max(1);
     let say = |s: &mut TcpStream, line: &str| -> Result<String, RasError> {
-        if left().is_zero() {
-            return Err(timeout());
-        }
-        s.set_write_timeout(Some(left())).map_err(io)?;
+        s.set_write_timeout(Some(left()?)).map_err(io)?;
         s.write_all(line.as_bytes()).map_err(io)?;
-        read_line(s, &left).map_err(io)
+        read_line(s, &|| left().ok()).map_err(io)
     };
     let hello = say(&mut s, &format!("CLIENT PROTOCOL {PROTOCOL}\n"))?;
     let version = hello
@@ -410,18 +415,19 @@ pub fn query(addr: &str, deadline: Duration) -> Result<RasStatus, RasError> {
             answer: ok,
         });
     }
-    s.set_write_timeout(Some(left().max(Duration::from_millis(1))))
-        .map_err(io)?;
+    s.set_write_timeout(Some(left()?)).map_err(io)?;
     s.write_all(b"STATUS\n").map_err(io)?;
     let mut body = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
-        if left().is_zero() {
-            return Err(timeout());
-        }
-        s.set_read_timeout(Some(left())).map_err(io)?;
+        s.set_read_timeout(Some(left()?)).map_err(io)?;
         match s.read(&mut buf) {
             Ok(0) => break,
+            Ok(n) if body.len() + n > MAX_STATUS => {
+                return Err(protocol(format!(
+                    "a status of over {MAX_STATUS} bytes (not read further)"
+                )));
+            }
             Ok(n) => body.extend_from_slice(&buf[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(io(e)),
@@ -430,15 +436,40 @@ pub fn query(addr: &str, deadline: Duration) -> Result<RasStatus, RasError> {
     RasStatus::parse(&String::from_utf8_lossy(&body))
 }
 
-/// One line, without its newline, within the time `left` gives.
-fn read_line(s: &mut TcpStream, left: &dyn Fn() -> Duration) -> std::io::Result<String> {
+/// The most of a status this client reads (RAS's JSON for thousands of ranks is a
+/// few MB).
+const MAX_STATUS: usize = 64 << 20;
+
+/// `addr` resolved within `limit`, on a thread of its own (a host name may wait for
+/// DNS). `Err(None)`: the time ran out; `Err(Some(reason))`: it does not resolve.
+fn resolve(addr: &str, limit: Duration) -> Result<Vec<std::net::SocketAddr>, Option<String>> {
+    if let Ok(a) = addr.parse::<std::net::SocketAddr>() {
+        return Ok(vec![a]);
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let name = addr.to_string();
+    std::thread::Builder::new()
+        .name("nccl-rs-ras-resolve".into())
+        .spawn(move || {
+            let r = name
+                .to_socket_addrs()
+                .map(|a| a.collect::<Vec<_>>())
+                .map_err(|e| e.to_string());
+            let _ = tx.send(r);
+        })
+        .map_err(|e| Some(e.to_string()))?;
+    match rx.recv_timeout(limit) {
+        Ok(r) => r.map_err(Some),
+        Err(_) => Err(None),
+    }
+}
+
+/// One line, without its newline, within the time `left` gives (`None`: none left).
+fn read_line(s: &mut TcpStream, left: &dyn Fn() -> Option<Duration>) -> std::io::Result<String> {
     let mut line = Vec::new();
     let mut byte = [0u8; 1];
     loop {
-        let l = left();
-        if l.is_zero() {
-            return Err(std::io::ErrorKind::TimedOut.into());
-        }
+        let l = left().ok_or(std::io::ErrorKind::TimedOut)?;
         s.set_read_timeout(Some(l))?;
         match s.read(&mut byte) {
             Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),

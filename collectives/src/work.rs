@@ -124,7 +124,7 @@ impl Work {
                 return Err(err);
             }
             let o = lock(&self.state.outcome);
-            if matches!(*o, Outcome::Pending) && !matches!(self.state.event.query(), Ok(true)) {
+            if self.state.still_waiting(&o) {
                 // Bounded slices only so that a peer's remote failure is also noticed.
                 let slice = deadline.map_or(Duration::from_millis(100), |d| d - now);
                 drop(

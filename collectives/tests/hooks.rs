@@ -294,3 +294,64 @@ fn hook_handles_and_events_cross_threads() {
     assert_send_sync::<HookHandle>();
     assert_send_sync::<HookEvent>();
 }
+
+#[test]
+fn an_abort_by_a_completion_hook_refuses_the_next_call() {
+    let pg = one_rank(Options::new());
+    let handle = pg.handle();
+    let _h = pg.add_hook(HookPoint::AfterCompletion, move |_| {
+        handle.abort("the completion hook says stop");
+    });
+    let s = Stream::new(pg.device()).unwrap();
+    let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 2]).unwrap();
+    // #1 completes while nobody waits: the next call makes room, which sees it
+    // complete and runs the hook.
+    let _w = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+    pg.comm_stream().synchronize().unwrap(); // complete, and not yet seen so
+    match pg.all_reduce(&mut x, ReduceOp::Sum) {
+        Err(Error::GroupAborted { reason, .. }) => {
+            assert!(reason.contains("the completion hook says stop"), "{reason}")
+        }
+        other => panic!("expected GroupAborted, got {other:?}"),
+    }
+    assert_eq!(pg.in_flight(), 0);
+}
+
+#[test]
+fn a_timeout_stays_a_timeout_even_when_the_operation_completes_during_the_hooks() {
+    let opts = Options::new()
+        .timeout(Duration::from_millis(200))
+        .watchdog_interval(Duration::from_millis(10));
+    let pg = one_rank(opts);
+    let dev = pg.device().clone();
+    let s = Stream::new(&dev).unwrap();
+    let mut x = DeviceBuffer::from_slice(pg.comm_stream(), &[1.0f32; 2]).unwrap();
+    let gate = Arc::new(nccl_safe::Gate::new(&dev).unwrap());
+    pg.comm_stream().wait_gate(&gate).unwrap();
+    let completed = Arc::new(AtomicBool::new(false));
+    let _t = {
+        let gate = gate.clone();
+        pg.add_hook(HookPoint::OnTimeout, move |_| {
+            // The operation completes while the failure is being applied.
+            gate.open();
+            thread::sleep(Duration::from_millis(200));
+        })
+    };
+    let _c = {
+        let completed = completed.clone();
+        pg.add_hook(HookPoint::AfterCompletion, move |_| {
+            completed.store(true, Ordering::SeqCst);
+        })
+    };
+    let e = pg
+        .all_reduce(&mut x, ReduceOp::Sum)
+        .unwrap()
+        .wait_host(PATIENCE)
+        .unwrap_err();
+    assert!(matches!(e, Error::Timeout { .. }), "{e}");
+    assert!(
+        !completed.load(Ordering::SeqCst),
+        "a timed-out op was also reported done"
+    );
+    drop(s);
+}

@@ -37,6 +37,15 @@ fn child() {
         .unwrap()
         .wait_host(PATIENCE)
         .unwrap();
+    // Point-to-point between the collectives (0 -> 1, 2 -> 3): left out of PyTorch's
+    // format, whose analyzer cannot pair them outside coalesced groups.
+    let peer = rank ^ 1;
+    let p2p = if rank % 2 == 0 {
+        pg.send(&x, peer)
+    } else {
+        pg.recv(&mut x, peer)
+    };
+    p2p.unwrap().wait_host(PATIENCE).unwrap();
     let second = match (scenario.as_str(), rank) {
         // Rank 3 never issues the second all-reduce: it waits for the others' failure.
         ("missing", 3) => {
@@ -118,8 +127,15 @@ fn our_report(dir: &Path) -> Vec<String> {
     hang_report(&dumps)
 }
 
-/// `torchfrtrace <dir>/torch/default`: its whole output.
+/// `torchfrtrace <dir>/torch/default`: its whole output. A leftover of a writer
+/// killed half-way, named as ours name them, is put in the folder first: the analyzer
+/// must not read it.
 fn torchfrtrace(dir: &Path) -> String {
+    std::fs::write(
+        dir.join("torch/default/.writing-rank9-123-4.partial"),
+        b"\x80\x02}",
+    )
+    .unwrap();
     let py = torch_python();
     // The `torchfrtrace` script beside the Python, run through that Python (its first
     // line names the folder the environment was made in, which a moved environment no

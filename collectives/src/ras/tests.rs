@@ -73,7 +73,7 @@ fn the_documented_json_status_is_read_and_judged() {
         [RasMissingRank {
             rank: 3,
             host: "10.0.0.2".into(),
-            pid: 5201,
+            pid: Some(5201),
             unresponsive: true,
             considered_dead: false
         }]
@@ -100,13 +100,17 @@ fn a_dead_rank_and_a_failed_init_are_named() {
         r#"{"nccl_version": "2.28.9", "communicators": [{"hash": "0x9", "size": 2,
         "ranks": [{"rank": 0, "host": "h", "pid": 1, "status": {"init_state": 2, "async_error": 0}}],
         "missing_ranks": [{"rank": 1, "host": "h", "pid": 2,
-                           "status": {"unresponsive": true, "considered_dead": true}}]}]}"#,
+                           "status": {"unresponsive": true, "considered_dead": true}},
+                          {"rank": 2, "host": "h", "pid": -1,
+                           "status": {"unresponsive": false, "considered_dead": false}}]}]}"#,
     )
     .unwrap();
     assert_eq!(
         s.verdict(),
         [
             "communicator 0x9 (2 ranks): rank 1 (pid 2 on h) considered dead (unreachable)",
+            "communicator 0x9 (2 ranks): rank 2 (pid ? on h) missing (reachable, but not a \
+             member now)",
             "communicator 0x9 (2 ranks): rank 0 (pid 1 on h) failed init: 2 (ncclSystemError)",
         ]
     );
@@ -164,6 +168,14 @@ fn the_client_speaks_the_protocol_and_reads_the_status() {
     let addr = fake_ras("OK\n", false);
     let s = query(&addr, Duration::from_secs(10)).unwrap();
     assert_eq!(s, RasStatus::parse(STATUS).unwrap());
+    // By host name, as NCCL_RAS_ADDR's default names it.
+    let port = fake_ras("OK\n", false)
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
+    let s = query(&format!("localhost:{port}"), Duration::from_secs(10)).unwrap();
+    assert_eq!(s.communicators.len(), 2);
 }
 
 #[test]

@@ -29,7 +29,8 @@ pub enum State {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     /// The entry's number in its group's record on this rank, from 1, in the order
-    /// recorded (a rank's numbers say how many earlier entries it has evicted).
+    /// recorded: the same operation has the same number on every rank, and the first
+    /// number in a dump says how many earlier entries were evicted.
     #[serde(default)]
     pub record_id: u64,
     /// Position among the group's collectives (`None` for point-to-point).
@@ -212,9 +213,16 @@ impl FlightRecorder {
         id
     }
 
-    /// Forgets an entry (an operation that was not launched after all).
+    /// Forgets an entry (an operation that was not launched after all). The newest
+    /// entry's id is given back, so that the ids of launched operations stay the same
+    /// on every rank (PyTorch's analyzer aligns ranks by them).
     pub fn remove(&self, id: u64) {
-        self.lock().retain(|(i, _)| *i != id);
+        let mut entries = self.lock();
+        entries.retain(|(i, _)| *i != id);
+        let mut next = self.next_id.lock().unwrap_or_else(|e| e.into_inner());
+        if *next == id {
+            *next -= 1;
+        }
     }
 
     pub fn set_state(&self, id: u64, state: State) {
@@ -334,6 +342,18 @@ mod tests {
             r.push(entry(i, State::Scheduled));
         }
         assert_eq!(r.entries().len(), 5);
+    }
+
+    #[test]
+    fn a_forgotten_entry_gives_its_id_back() {
+        let r = FlightRecorder::new(8);
+        let a = r.push(entry(1, State::Completed));
+        let refused = r.push(entry(2, State::Scheduled));
+        r.remove(refused);
+        let b = r.push(entry(2, State::Scheduled));
+        assert_eq!((a, b), (1, 2));
+        let ids: Vec<u64> = r.entries().iter().map(|e| e.record_id).collect();
+        assert_eq!(ids, [1, 2]);
     }
 
     #[test]

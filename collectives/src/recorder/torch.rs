@@ -6,11 +6,13 @@
 //! What maps how:
 //! - each dump is one process group (`pg_config` has one group, named after ours; its
 //!   `desc` says which of our groups and epoch); ranks are the group's;
-//! - an entry's `profiling_name` is `nccl:<op>`, with PyTorch's op names, and
-//!   `nccl:send <rank>-><peer>` / `nccl:recv <rank><-<peer>` for point-to-point;
-//!   our warm-up is the 1-byte all-reduce it is, and a `grouped` call is a
-//!   `coalesced` op. Entries of no collective sequence and no peer (the warm-up's
-//!   connections, changes of membership) have no counterpart and are left out;
+//! - an entry's `profiling_name` is `nccl:<op>`, with PyTorch's op names; our warm-up
+//!   is the 1-byte all-reduce it is, and a `grouped` call is a `coalesced` op;
+//! - point-to-point operations are left out: the analyzer pairs a send with a receive
+//!   only inside a coalesced group, and takes a lone one whose number equals the
+//!   collective before it for part of a group with it, which stops it with an error
+//!   (our own hang report lists pending point-to-point operations). So are entries of
+//!   no collective sequence (the warm-up's connections, changes of membership);
 //! - sizes are flat (`[[n]]`), gathered sides `size × n`, as PyTorch's flat
 //!   (`_base`) collectives record them; dtypes are PyTorch's names (`Float`, ...);
 //! - `state` is `completed` for a completed operation and `scheduled` otherwise: our
@@ -82,15 +84,6 @@ fn shape(e: &Entry, rank: usize, size: usize) -> Option<(String, Vec<i64>, Vec<i
             vec![n],
         ),
         "group" => ("coalesced".into(), vec![], vec![]),
-        "send" | "recv" => {
-            let (peer, _) = e.p2p?;
-            let name = if e.op == "send" {
-                format!("send {rank}->{peer}")
-            } else {
-                format!("recv {rank}<-{peer}")
-            };
-            (name, vec![n], vec![n])
-        }
         _ => return None,
     })
 }
@@ -150,21 +143,18 @@ pub(crate) fn to_value(dump: &Dump) -> Value {
     );
     let timeout_ms = i64::try_from(dump.timeout_ms).unwrap_or(i64::MAX);
     let mut entries = Vec::new();
-    // The collective sequence number a point-to-point entry carries: the last
-    // collective's before it, as PyTorch counts.
-    let mut last_seq: i64 = 0;
     let (mut enqueued, mut completed) = (-1i64, -1i64);
     for e in &dump.entries {
+        let Some(seq) = e.seq.filter(|_| e.p2p.is_none()) else {
+            continue;
+        };
         let Some((op, ins, outs)) = shape(e, dump.rank, dump.size) else {
             continue;
         };
-        let is_p2p = e.p2p.is_some();
-        if let Some(seq) = e.seq {
-            last_seq = seq as i64;
-            enqueued = enqueued.max(last_seq);
-            if e.state == State::Completed {
-                completed = completed.max(last_seq);
-            }
+        let seq = seq as i64;
+        enqueued = enqueued.max(seq);
+        if e.state == State::Completed {
+            completed = completed.max(seq);
         }
         let dtypes = |side: &[i64]| {
             Value::List(
@@ -182,8 +172,8 @@ pub(crate) fn to_value(dump: &Dump) -> Value {
                 "process_group",
                 Value::Tuple(vec![name.clone().into(), desc.clone().into()]),
             ),
-            ("collective_seq_id", Value::Int(last_seq)),
-            ("p2p_seq_id", Value::Int(e.p2p.map_or(0, |(_, n)| n as i64))),
+            ("collective_seq_id", Value::Int(seq)),
+            ("p2p_seq_id", Value::Int(0)),
             ("op_id", Value::Int(e.record_id as i64)),
             ("profiling_name", format!("nccl:{op}").into()),
             ("time_created_ns", Value::Int(ms_to_ns(e.enqueued_ms))),
@@ -202,7 +192,7 @@ pub(crate) fn to_value(dump: &Dump) -> Value {
             ),
             ("retired", Value::Bool(e.state != State::Scheduled)),
             ("timeout_ms", Value::Int(timeout_ms)),
-            ("is_p2p", Value::Bool(is_p2p)),
+            ("is_p2p", Value::Bool(false)),
             ("nccl_rs_state", our_state(e.state).into()),
         ]));
     }
@@ -258,10 +248,12 @@ pub(crate) fn write_under(dir: &Path, dump: &Dump) -> std::io::Result<PathBuf> {
     let path = path_under(dir, dump);
     let folder = path.parent().unwrap_or(dir);
     std::fs::create_dir_all(folder)?;
-    // Two dumps of one rank may be written at once (each on a thread of its own).
+    // Two dumps of one rank may be written at once (each on a thread of its own). The
+    // name neither holds the file prefix nor ends in digits: the analyzer reads every
+    // file of the folder that does, and a leftover of a killed writer would stop it.
     static WRITES: AtomicU64 = AtomicU64::new(0);
     let tmp = folder.join(format!(
-        ".{FILE_PREFIX}{}.{}-{}.tmp",
+        ".writing-rank{}-{}-{}.partial",
         dump.rank,
         std::process::id(),
         WRITES.fetch_add(1, Ordering::Relaxed)

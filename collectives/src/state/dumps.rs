@@ -66,6 +66,37 @@ fn ras_address(driver: nccl_safe::DriverKind) -> Option<String> {
     }
 }
 
+/// Writes `dump` in `format` under `dir` (`n`: the JSON file's number), logging where.
+fn write_dump(
+    dir: &std::path::Path,
+    dump: &Dump,
+    n: Option<u64>,
+    format: crate::DumpFormat,
+    name: &str,
+) {
+    let mut written = Vec::new();
+    if let Some(n) = n {
+        written.push(FlightRecorder::dump_to(dir, dump, n));
+    }
+    if format.torch() {
+        written.push(dump.write_torch(dir));
+    }
+    for w in written {
+        match w {
+            Ok(path) => log::error!("group {name}: flight recorder dumped to {}", path.display()),
+            Err(e) => log::error!("group {name}: flight recorder dump failed: {e}"),
+        }
+    }
+}
+
+/// Runs `f` on a thread named `thread`, or logs why it could not start (what `f`
+/// owns is dropped then, counters included).
+fn spawn_named(thread: &str, group: &str, f: impl FnOnce() + Send + 'static) {
+    if let Err(e) = std::thread::Builder::new().name(thread.into()).spawn(f) {
+        log::error!("group {group}: cannot start a thread for the flight recorder: {e}");
+    }
+}
+
 impl Inner {
     /// Writes the flight record to the dump folder, if one is configured, on a thread
     /// of its own (never waited for), in the group's formats: every JSON dump has a
@@ -78,41 +109,33 @@ impl Inner {
     /// then asked what it thinks of the job (bounded by [`RAS_DEADLINE`], still on
     /// the dump thread), and the dump is written again with its verdict.
     pub(crate) fn dump_asking_ras(&self, reason: &str, ask_ras: bool) {
-        let Some(dir) = self.options.dump_dir.clone() else {
-            return;
-        };
-        let mut dump = self.snapshot(reason);
-        let format = self.options.dump_format;
-        let n = format
-            .json()
-            .then(|| FlightRecorder::next_dump(&self.options.name, self.rank));
         let ras = ask_ras.then(|| ras_address(self.device.driver())).flatten();
+        let dir = self.options.dump_dir.clone();
+        if dir.is_none() && ras.is_none() {
+            return;
+        }
+        let dump = self.snapshot(reason);
+        let format = self.options.dump_format;
+        let n = (dir.is_some() && format.json())
+            .then(|| FlightRecorder::next_dump(&self.options.name, self.rank));
         let name = self.options.name.clone();
-        let one = self.writing.start();
-        let asking = ras.is_some().then(|| self.asking_ras.start());
-        let write = move || {
-            let write_all = |dump: &Dump| {
-                let mut written = Vec::new();
-                if let Some(n) = n {
-                    written.push(FlightRecorder::dump_to(&dir, dump, n));
-                }
-                if format.torch() {
-                    written.push(dump.write_torch(&dir));
-                }
-                for w in written {
-                    match w {
-                        Ok(path) => log::error!(
-                            "group {name}: flight recorder dumped to {}",
-                            path.display()
-                        ),
-                        Err(e) => log::error!("group {name}: flight recorder dump failed: {e}"),
-                    }
-                }
-            };
-            write_all(&dump);
-            // The group's drop waits for the files, not for RAS.
-            drop(one);
-            if let Some(addr) = ras {
+        // The files are written at once, on a thread the group's drop waits for; RAS
+        // is asked on another, which the communicator's abort waits for (neither waits
+        // for the other), and the files are written again with its answer.
+        let (written, first_written) = std::sync::mpsc::channel::<()>();
+        if let Some(dir) = dir.clone() {
+            let (dump, name) = (dump.clone(), name.clone());
+            let one = self.writing.start();
+            spawn_named("nccl-rs-dump", &self.options.name, move || {
+                write_dump(&dir, &dump, n, format, &name);
+                drop(one);
+                let _ = written.send(());
+            });
+        }
+        if let Some(addr) = ras {
+            let asking = self.asking_ras.start();
+            let mut dump = dump;
+            spawn_named("nccl-rs-ras", &self.options.name, move || {
                 dump.ras = match crate::ras::query(&addr, RAS_DEADLINE) {
                     Ok(status) => status.verdict(),
                     Err(e) => vec![format!("not asked: {e}")],
@@ -121,17 +144,12 @@ impl Inner {
                 for line in &dump.ras {
                     log::error!("group {name}: NCCL RAS: {line}");
                 }
-                write_all(&dump);
-            }
-        };
-        let spawned = std::thread::Builder::new()
-            .name("nccl-rs-dump".into())
-            .spawn(write);
-        if let Err(e) = spawned {
-            log::error!(
-                "group {}: cannot start a dump thread: {e}",
-                self.options.name
-            );
+                if let Some(dir) = dir {
+                    // After the first write, so that it cannot replace this one.
+                    let _ = first_written.recv_timeout(RAS_DEADLINE);
+                    write_dump(&dir, &dump, n, format, &name);
+                }
+            });
         }
     }
 

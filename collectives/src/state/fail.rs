@@ -53,9 +53,12 @@ impl Inner {
     /// A failure: the policy first, then the works (their waiters wake), then the
     /// communicator's abort and the dumps in the background.
     pub(crate) fn fail(&self, culprit: Option<&WorkState>, err: Error, why: &str) {
+        // The culprit is claimed first: from here on nothing settles it as done, and
+        // no second path (the watchdog and a host-wait past its deadline at once)
+        // reports it again. Its waiters wake once the hooks have run.
         if let Some(w) = culprit {
-            if !matches!(*lock(&w.outcome), Outcome::Pending) {
-                return; // already settled: reported once
+            if !w.begin_failing() {
+                return; // already settled or being failed: reported once
             }
         }
         let _span = crate::trace::watchdog(&self.options.name, self.rank, why, &err);
@@ -100,11 +103,6 @@ impl Inner {
             self.published.wait(PUBLISHED_WAIT);
         }
         self.dump_asking_ras(&format!("{why}: {err}"), timeout);
-        if let Some(w) = culprit.filter(|_| self.hooks.any()) {
-            // A hook that aborts the group again must not settle the culprit with
-            // its reason: the culprit leaves the pending list before hooks run.
-            lock(&self.pending).retain(|p| !std::ptr::eq(Arc::as_ptr(p), w));
-        }
         if timeout {
             self.ask_peers_to_dump(&err);
             let _ = self.hooks.run(HookPoint::OnTimeout, || {
@@ -115,7 +113,7 @@ impl Inner {
             self.abort_hooks(culprit, &err.to_string());
         }
         if let Some(w) = culprit {
-            w.settle(Outcome::Failed(err.clone()));
+            w.finish_failing(err.clone());
         }
         if first_abort {
             self.fail_pending(&err.to_string());
@@ -264,6 +262,24 @@ impl Inner {
         }
         *r = Some(Refusal { reason });
         true
+    }
+
+    /// Fails `w`, launched as the group aborted, as the abort failed the others.
+    pub(crate) fn fail_late_work(&self, w: &WorkState) {
+        let reason = lock(&self.refused)
+            .as_ref()
+            .map_or_else(|| "the group aborted".to_string(), |r| r.reason.clone());
+        let aborted = Error::Aborted {
+            group: self.options.name.clone(),
+            rank: self.rank,
+            op: w.op.clone(),
+            seq: w.seq,
+            call_site: w.call_site.clone(),
+            reason,
+        };
+        if w.settle(Outcome::Failed(aborted)) {
+            self.recorder.set_state(w.entry, State::Failed);
+        }
     }
 
     /// Fails every pending work as aborted (their waiters wake).

@@ -45,6 +45,9 @@ pub(crate) fn deadline_after(timeout: Duration) -> Option<Instant> {
 #[derive(Clone, Debug)]
 pub(crate) enum Outcome {
     Pending,
+    /// A failure path has claimed it (a timeout): it publishes, dumps and runs the
+    /// hooks, then fails it. Observers see it pending; nothing else settles it.
+    Failing,
     Done,
     Failed(Error),
 }
@@ -77,6 +80,41 @@ pub(crate) struct WorkState {
 }
 
 impl WorkState {
+    /// Claims the work for a failure path: `false` if it is no longer pending (done,
+    /// failed, or claimed by another path).
+    pub(crate) fn begin_failing(&self) -> bool {
+        let mut o = lock(&self.outcome);
+        if matches!(*o, Outcome::Pending) {
+            *o = Outcome::Failing;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Fails a work [`WorkState::begin_failing`] claimed, and wakes its waiters.
+    pub(crate) fn finish_failing(&self, err: Error) {
+        {
+            let mut o = lock(&self.outcome);
+            if !matches!(*o, Outcome::Failing) {
+                return;
+            }
+            *o = Outcome::Failed(err);
+            self.wake(o);
+        }
+        self.wake_futures();
+    }
+
+    /// Whether a waiter should sleep: the work is pending and its operation not seen
+    /// complete, or a failure path is failing it.
+    pub(crate) fn still_waiting(&self, o: &Outcome) -> bool {
+        match o {
+            Outcome::Failing => true,
+            Outcome::Pending => !matches!(self.event.query(), Ok(true)),
+            _ => false,
+        }
+    }
+
     pub(crate) fn settle(&self, outcome: Outcome) -> bool {
         let settled = {
             let mut o = lock(&self.outcome);
@@ -419,6 +457,7 @@ impl Inner {
         match lock(&w.outcome).clone() {
             Outcome::Done => return Ok(true),
             Outcome::Failed(e) => return Err(e),
+            Outcome::Failing => return Ok(false),
             Outcome::Pending => {}
         }
         match w.event.query() {
@@ -542,7 +581,7 @@ impl Inner {
                 {
                     // Woken when the oldest completes (or fails).
                     let o = lock(&w.outcome);
-                    if matches!(*o, Outcome::Pending) && !matches!(w.event.query(), Ok(true)) {
+                    if w.still_waiting(&o) {
                         drop(w.wait_changed(o, left.min(Duration::from_millis(50))));
                     }
                 }

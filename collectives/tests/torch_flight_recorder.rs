@@ -174,24 +174,32 @@ fn rank_set(text: &str) -> BTreeSet<usize> {
         .collect()
 }
 
-#[test]
-#[ignore = "needs PyTorch (ci/test runs it with --ignored)"]
-fn pytorchs_analyzer_names_the_rank_that_never_issued_the_collective_as_we_do() {
+/// Runs `scenario`: the line of our report that contains `finding`, and the
+/// analyzer's whole output.
+fn both_reports(scenario: &str, finding: &str) -> (String, String) {
     let dir = tempfile::tempdir().unwrap();
-    run_job("missing", dir.path());
+    run_job(scenario, dir.path());
     let ours = our_report(dir.path());
     let line = ours
         .iter()
-        .find(|l| l.contains("never issued it"))
-        .unwrap_or_else(|| panic!("our report: {ours:#?}"));
-    assert!(
-        line.starts_with("all_reduce #2 (") && line.contains("rank 3 never issued it"),
-        "{line}"
-    );
+        .find(|l| l.contains(finding))
+        .unwrap_or_else(|| panic!("our report: {ours:#?}"))
+        .clone();
     let theirs = torchfrtrace(dir.path());
     eprintln!(
         "our report:\n{}\nPyTorch's analyzer:\n{theirs}",
         ours.join("\n")
+    );
+    (line, theirs)
+}
+
+#[test]
+#[ignore = "needs PyTorch (ci/test runs it with --ignored)"]
+fn pytorchs_analyzer_names_the_rank_that_never_issued_the_collective_as_we_do() {
+    let (line, theirs) = both_reports("missing", "never issued it");
+    assert!(
+        line.starts_with("all_reduce #2 (") && line.contains("rank 3 never issued it"),
+        "{line}"
     );
     assert_eq!(
         field(
@@ -212,21 +220,10 @@ fn pytorchs_analyzer_names_the_rank_that_never_issued_the_collective_as_we_do() 
 #[test]
 #[ignore = "needs PyTorch (ci/test runs it with --ignored)"]
 fn pytorchs_analyzer_names_the_rank_that_issued_another_collective_as_we_do() {
-    let dir = tempfile::tempdir().unwrap();
-    run_job("mismatch", dir.path());
-    let ours = our_report(dir.path());
-    let line = ours
-        .iter()
-        .find(|l| l.contains(" where "))
-        .unwrap_or_else(|| panic!("our report: {ours:#?}"));
+    let (line, theirs) = both_reports("mismatch", " where ");
     assert!(
         line.starts_with("rank 2 issued all_gather (") && line.contains("issued all_reduce"),
         "{line}"
-    );
-    let theirs = torchfrtrace(dir.path());
-    eprintln!(
-        "our report:\n{}\nPyTorch's analyzer:\n{theirs}",
-        ours.join("\n")
     );
     assert_eq!(
         field(&theirs, "Collective sequence number:"),

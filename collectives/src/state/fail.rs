@@ -269,13 +269,18 @@ impl Inner {
         let reason = lock(&self.refused)
             .as_ref()
             .map_or_else(|| "the group aborted".to_string(), |r| r.reason.clone());
+        self.fail_aborted(w, &reason);
+    }
+
+    /// Fails `w` with [`Error::Aborted`] for `reason` (if it is still pending).
+    fn fail_aborted(&self, w: &WorkState, reason: &str) {
         let aborted = Error::Aborted {
             group: self.options.name.clone(),
             rank: self.rank,
             op: w.op.clone(),
             seq: w.seq,
             call_site: w.call_site.clone(),
-            reason,
+            reason: reason.to_string(),
         };
         if w.settle(Outcome::Failed(aborted)) {
             self.recorder.set_state(w.entry, State::Failed);
@@ -286,17 +291,7 @@ impl Inner {
     pub(crate) fn fail_pending(&self, reason: &str) {
         let pending: Vec<_> = lock(&self.pending).drain(..).collect();
         for w in pending {
-            let aborted = Error::Aborted {
-                group: self.options.name.clone(),
-                rank: self.rank,
-                op: w.op.clone(),
-                seq: w.seq,
-                call_site: w.call_site.clone(),
-                reason: reason.to_string(),
-            };
-            if w.settle(Outcome::Failed(aborted)) {
-                self.recorder.set_state(w.entry, State::Failed);
-            }
+            self.fail_aborted(&w, reason);
         }
     }
 

@@ -82,6 +82,13 @@ fn keep_latest<'a>(latest: &mut Vec<(u64, &'a Stamp)>, stream: u64, stamp: &'a S
 /// that replaces many segments does not pay for releasing their events.
 const DROP_ELSEWHERE: usize = 256;
 
+/// Drops `removed` (`n` segments), on the reaper thread when they are many.
+fn drop_removed(n: usize, removed: impl Send + 'static) {
+    if n > DROP_ELSEWHERE {
+        crate::base::host_fn::defer(Box::new(move || drop(removed)));
+    }
+}
+
 impl Tracker {
     /// Segments overlapping `range`, in order.
     fn overlapping(&self, range: &Range<usize>) -> impl Iterator<Item = (&usize, &Segment)> {
@@ -177,11 +184,33 @@ impl Tracker {
             // Every other stream's use of the range completes before this write (it
             // waited for them), and anyone who must wait for them must also wait for
             // the write: the write alone stands for the whole range.
-            let mut inside = self.segments.split_off(&range.start);
-            let mut after = inside.split_off(&range.end);
-            self.segments.append(&mut after);
-            if inside.len() > DROP_ELSEWHERE {
-                crate::base::host_fn::defer(Box::new(move || drop(inside)));
+            // The covered segments go: one by one (O(log n) each) when they are few
+            // against the rest of the map; by splitting the map and appending the
+            // rest back (which rebuilds the rest) when they are most of it, as for a
+            // write of the whole buffer. Either way a write costs no more than what it
+            // covers, whatever is tracked after it.
+            let half = self.segments.len() / 2;
+            let most = self
+                .segments
+                .range(range.start..range.end)
+                .nth(half)
+                .is_some();
+            if most {
+                let mut inside = self.segments.split_off(&range.start);
+                let mut after = inside.split_off(&range.end);
+                self.segments.append(&mut after);
+                drop_removed(inside.len(), inside);
+            } else {
+                let keys: Vec<usize> = self
+                    .segments
+                    .range(range.start..range.end)
+                    .map(|(k, _)| *k)
+                    .collect();
+                let inside: Vec<Segment> = keys
+                    .iter()
+                    .filter_map(|k| self.segments.remove(k))
+                    .collect();
+                drop_removed(inside.len(), inside);
             }
             let entry = Entry {
                 stream,

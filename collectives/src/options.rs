@@ -211,6 +211,14 @@ impl Options {
     /// group takes exactly one place in its stream's launch queue, so with the cap at
     /// or below the queue's depth (the default, 1024, is both), the cap is where the
     /// host first waits.
+    ///
+    /// On the sim driver the cap may not exceed the collectives a communicator holds
+    /// pending, [`nccl_safe::SIM_PENDING_COLLECTIVES`] (2048): making a group with a
+    /// larger one is an [`InvalidOption`](crate::Error::InvalidOption). Messages have a
+    /// limit of their own, [`nccl_safe::SIM_PENDING_MESSAGES`] (64) between one pair
+    /// of ranks: a send or receive past it waits for room at most the timeout, then
+    /// fails with [`nccl_safe::Error::PendingLimit`] having launched nothing (the
+    /// group goes on, and the call may be made again).
     pub fn max_in_flight(mut self, cap: usize) -> Options {
         self.max_in_flight = cap;
         self

@@ -175,6 +175,25 @@ pub(crate) fn group_config(options: &Options) -> Config {
         .teardown_timeout(teardown_timeout(options))
 }
 
+/// Refuses what the device's driver cannot honour: on the sim, a cap on operations in
+/// flight above the collectives its communicator holds pending
+/// ([`nccl_safe::SIM_PENDING_COLLECTIVES`]), where the cap would no longer be where
+/// the host first waits.
+fn check_for_driver(options: &Options, device: &Device) -> Result<()> {
+    let limit = nccl_safe::SIM_PENDING_COLLECTIVES;
+    if device.driver() == nccl_safe::DriverKind::Sim && options.max_in_flight > limit {
+        return Err(crate::Error::InvalidOption {
+            option: "max_in_flight",
+            value: options.max_in_flight.to_string(),
+            reason: format!(
+                "the sim driver holds at most {limit} pending collectives per communicator \
+                 (nccl_safe::SIM_PENDING_COLLECTIVES); a cap above it would never be reached"
+            ),
+        });
+    }
+    Ok(())
+}
+
 impl ProcessGroup {
     /// Joins rank `rank` of `size` named by `id` on `device`, with a non-blocking
     /// communicator underneath.
@@ -191,6 +210,7 @@ impl ProcessGroup {
     ) -> Result<ProcessGroup> {
         let config = group_config(&options);
         options.validate()?;
+        check_for_driver(&options, device)?;
         let _span = crate::trace::init(&options.name, rank, size);
         let comm = Communicator::init(device, rank, size, id, &config)?;
         Self::build(comm, options, Some(*id.as_bytes()), Lineage::first())
@@ -235,6 +255,7 @@ impl ProcessGroup {
         lineage: Lineage,
     ) -> Result<ProcessGroup> {
         options.validate()?;
+        check_for_driver(&options, comm.device())?;
         if options.on_error == crate::ErrorPolicy::Shrink {
             // A failure must leave the communicator revoked, not aborted, for the
             // survivors to shrink it.

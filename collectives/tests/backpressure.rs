@@ -86,3 +86,92 @@ fn the_default_cap_is_where_the_host_first_waits() {
 fn a_lower_cap_is_where_the_host_first_waits() {
     the_cap_is_where_the_host_first_waits(1, Some(100));
 }
+
+#[test]
+fn a_cap_above_what_the_sim_holds_pending_is_refused_naming_both() {
+    let dev = Device::sim(2).unwrap();
+    let too_many = nccl_safe::SIM_PENDING_COLLECTIVES + 1;
+    let options = Options::new().max_in_flight(too_many);
+    let e = ProcessGroup::new(&dev, 0, 1, &UniqueId::random(), options).unwrap_err();
+    match &e {
+        Error::InvalidOption {
+            option,
+            value,
+            reason,
+        } => {
+            assert_eq!((*option, value.as_str()), ("max_in_flight", "2049"));
+            assert!(reason.contains("at most 2048 pending collectives"), "{e}");
+        }
+        other => panic!("expected InvalidOption, got {other}"),
+    }
+}
+
+#[test]
+fn sends_past_the_sims_limit_between_two_ranks_fail_within_the_timeout_and_the_group_goes_on() {
+    // Rank 0 sends more messages than the sim holds between two ranks while rank 1
+    // posts no receive (below the group's cap): the call past the limit waits for room
+    // at most the group's timeout, fails naming the limit, and takes no sequence
+    // number; made again once rank 1 receives, it runs, and every message arrives in
+    // order.
+    let n = nccl_safe::SIM_PENDING_MESSAGES;
+    let id = UniqueId::random();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let mut ends = [(Some(go_tx), None), (None, Some(go_rx))];
+    let ranks: Vec<_> = (0..2)
+        .map(|rank| {
+            let (go_tx, go_rx) = std::mem::take(&mut ends[rank]);
+            thread::spawn(move || {
+                let dev = Device::sim(3 + rank).unwrap();
+                let options = Options::new()
+                    .timeout(Duration::from_millis(300))
+                    .watchdog_interval(Duration::from_secs(3600));
+                let pg = ProcessGroup::new(&dev, rank, 2, &id, options).unwrap();
+                let s = Stream::new(&dev).unwrap();
+                let mut works = WorkSet::new();
+                if rank == 0 {
+                    let msgs: Vec<_> = (0..=n)
+                        .map(|i| DeviceBuffer::from_slice(&s, &[i as i32; 3]).unwrap())
+                        .collect();
+                    s.synchronize().unwrap();
+                    for m in &msgs[..n] {
+                        works.push(pg.send(m, 1).unwrap());
+                    }
+                    let e = pg.send(&msgs[n], 1).unwrap_err();
+                    let text = e.to_string();
+                    assert!(
+                        matches!(
+                            &e,
+                            Error::Safe(nccl_safe::Error::PendingLimit { limit, .. }) if *limit == n
+                        ) && text.contains("rank 1 has not posted it"),
+                        "{text}"
+                    );
+                    go_tx.unwrap().send(()).unwrap();
+                    let start = std::time::Instant::now();
+                    let last = loop {
+                        match pg.send(&msgs[n], 1) {
+                            Err(Error::Safe(nccl_safe::Error::PendingLimit { .. }))
+                                if start.elapsed() < PATIENCE => {}
+                            other => break other.unwrap(),
+                        }
+                    };
+                    assert_eq!(last.seq(), n as u64, "the refused call took no number");
+                    works.push(last);
+                    works.wait_host(PATIENCE).unwrap();
+                    Vec::new()
+                } else {
+                    go_rx.unwrap().recv().unwrap();
+                    let mut bufs: Vec<_> = (0..=n)
+                        .map(|_| DeviceBuffer::<i32>::alloc(&dev, 3).unwrap())
+                        .collect();
+                    for b in &mut bufs {
+                        works.push(pg.recv(b, 0).unwrap());
+                    }
+                    works.wait_host(PATIENCE).unwrap();
+                    bufs.iter().map(|b| b.to_vec(&s).unwrap()[0]).collect()
+                }
+            })
+        })
+        .collect();
+    let got: Vec<Vec<i32>> = ranks.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(got[1], (0..=n as i32).collect::<Vec<_>>());
+}

@@ -152,6 +152,32 @@ pub enum Error {
         /// How long.
         waited: std::time::Duration,
     },
+    /// A launch on the sim found no room among the operations a communicator holds
+    /// pending (issued on some rank and not yet finished by every rank it involves) for
+    /// the whole of its [`Config::call_timeout`](crate::Config::call_timeout). The sim
+    /// holds [`SIM_PENDING_COLLECTIVES`](crate::SIM_PENDING_COLLECTIVES) collectives per
+    /// communicator and [`SIM_PENDING_MESSAGES`](crate::SIM_PENDING_MESSAGES) messages
+    /// per ordered pair of ranks. Nothing of the launch was enqueued and it took no
+    /// position: the communicator stays usable, and the call may be made again once the
+    /// oldest operation can finish. `oldest` says what it waits for.
+    #[error(
+        "{op}: the sim holds at most {limit} {what}, and no room came within {waited:?}: \
+         {oldest}; nothing was launched"
+    )]
+    PendingLimit {
+        /// The operation refused (`collective`, `send`, `recv`).
+        op: &'static str,
+        /// The limit reached.
+        limit: usize,
+        /// What it counts (`pending collectives per communicator`, or the messages
+        /// between two ranks).
+        what: String,
+        /// How long the launch waited for room.
+        waited: std::time::Duration,
+        /// The oldest pending operation, and which ranks have not issued it or not yet
+        /// run it.
+        oldest: String,
+    },
     /// Ranks disagree: a different collective, count, type, reduction or root at the
     /// same position, or communicators launched in different orders on shared
     /// devices. Names both sides.
@@ -247,6 +273,7 @@ impl std::fmt::Debug for Error {
             Error::NoDevice { .. } => "NoDevice",
             Error::OutOfMemory { .. } => "OutOfMemory",
             Error::Timeout { .. } => "Timeout",
+            Error::PendingLimit { .. } => "PendingLimit",
             Error::Mismatch { .. } => "Mismatch",
             Error::InvalidUsage { .. } => "InvalidUsage",
             Error::Aborted { .. } => "Aborted",

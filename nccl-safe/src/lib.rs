@@ -79,6 +79,7 @@ pub use fp8::{F8E4M3, F8E5M2};
 pub use memory::{
     AsDeviceView, AsDeviceViewMut, DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut, HostBuffer,
 };
+pub use sim::{SIM_PENDING_COLLECTIVES, SIM_PENDING_MESSAGES};
 pub use stream::{Event, Gate, Stream, StreamOptions};
 pub use version::Version;
 

@@ -3,7 +3,8 @@
 //! rank; on cuda they need one GPU per rank. Results and orderings are in
 //! `comm/values.rs`; init, abort, split and unique ids in `comm/init.rs`; mismatches,
 //! misuse and deadlocks in `comm/errors.rs`; world-size-1 scenarios with a gate as the
-//! late peer in `comm/size_one.rs`; random world sizes and counts in `comm/props.rs`; revoke, shrink and
+//! late peer in `comm/size_one.rs`; the sim's limits on pending operations in
+//! `comm/limits.rs`; random world sizes and counts in `comm/props.rs`; revoke, shrink and
 //! grow in `comm/reshape.rs`.
 
 mod common;
@@ -17,6 +18,8 @@ use nccl_safe::{Communicator, Config, Device, DriverKind, UniqueId};
 mod errors;
 #[path = "comm/init.rs"]
 mod init;
+#[path = "comm/limits.rs"]
+mod limits;
 #[path = "comm/props.rs"]
 mod props;
 #[path = "comm/reshape.rs"]

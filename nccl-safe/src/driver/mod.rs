@@ -574,7 +574,7 @@ impl CommImpl {
     /// Launches `ops` as one group on `stream`, polled until enqueued.
     pub fn launch(&self, stream: &StreamImpl, ops: Vec<LaunchOp>, config: &Config) -> Result<()> {
         match (self, stream) {
-            (CommImpl::Sim(c), StreamImpl::Sim(s)) => c.launch(s, ops),
+            (CommImpl::Sim(c), StreamImpl::Sim(s)) => c.launch(s, ops, config.call_timeout),
             (CommImpl::Cuda { comm, device }, StreamImpl::Cuda(s)) => {
                 comm.launch(device, s, &ops, config)
             }

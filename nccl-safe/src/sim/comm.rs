@@ -119,12 +119,13 @@ impl SimCommunicator {
         self.live(op).map(|_| ())
     }
 
-    /// Launches `ops` as one group on `stream`, under the device's NCCL lock.
-    pub fn launch(&self, stream: &SimStream, ops: Vec<LaunchOp>) -> Result<()> {
+    /// Launches `ops` as one group on `stream`, under the device's NCCL lock; waits at
+    /// most `timeout` for room among the pending operations.
+    pub fn launch(&self, stream: &SimStream, ops: Vec<LaunchOp>, timeout: Duration) -> Result<()> {
         let _guard = self.device.nccl_lock();
         let live = self.live("collective")?.clone();
         let _inside = super::rules::Inside::enter(self.device.ordinal, "collective")?;
-        super::launch::launch(&live, stream, ops)
+        super::launch::launch(&live, stream, ops, timeout)
     }
 
     /// Aborts (local): wakes this rank's waits at once; peers see a remote failure.

@@ -6,18 +6,26 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use super::SimStream;
 use super::entry::{Part, issued, same, stream_id, write_entry};
 use super::live::Live;
-use super::segment::{ABORTED, ALIVE, ARRIVED, EMPTY, FAILED, P2P_SLOTS, REGISTERED, SLOTS};
+use super::segment::{ABORTED, ALIVE, ARRIVED, DONE, EMPTY, FAILED, P2P_SLOTS, REGISTERED, SLOTS};
 use super::task::{fail_entry, run};
 use crate::base::op::{Kind, LaunchOp};
 use crate::{Error, Result};
 
 /// Registers `ops` (checking them against the other ranks'), then enqueues one task
-/// that runs them together on `stream`.
-pub(super) fn launch(live: &Arc<Live>, stream: &SimStream, ops: Vec<LaunchOp>) -> Result<()> {
+/// that runs them together on `stream`. First waits, at most `timeout`, until every
+/// ring position the launch takes is free (`wait_for_room`): a launch refused there
+/// has taken nothing.
+pub(super) fn launch(
+    live: &Arc<Live>,
+    stream: &SimStream,
+    ops: Vec<LaunchOp>,
+    timeout: Duration,
+) -> Result<()> {
     let me = live.rank;
     match live.seg.rank(me).state.load(Ordering::Acquire) {
         ALIVE => {}
@@ -84,6 +92,7 @@ pub(super) fn launch(live: &Arc<Live>, stream: &SimStream, ops: Vec<LaunchOp>) -
             ),
         });
     }
+    wait_for_room(live, &parts, &ops, timeout)?;
     let done = Arc::new(AtomicBool::new(false));
     let devices: Vec<usize> = live.members.iter().map(|m| m.device as usize).collect();
     let launch_no = live.launches.fetch_add(1, Ordering::Relaxed);
@@ -125,10 +134,142 @@ pub(super) fn launch(live: &Arc<Live>, stream: &SimStream, ops: Vec<LaunchOp>) -
     }))
 }
 
-/// Waits, on the host, for a ring position to be free (the ring is full only while a
-/// rank is thousands of operations ahead).
-fn wait_for_slot(live: &Live) -> Result<()> {
-    let seen = live.seg.bell();
+/// Whether `part`'s ring position is free for it: empty, or already taken by a peer
+/// for the same operation. Once it is, it stays so until this rank registers there
+/// (the position's next user is this operation, which cannot finish without it).
+fn has_room(live: &Live, part: Part) -> bool {
+    let (cur, at) = match part {
+        Part::Coll { seq } => (live.seg.slot(seq).0.seq.load(Ordering::Acquire), seq),
+        Part::Send { to, n } => (
+            live.seg.p2p(live.rank, to, n).seq.load(Ordering::Acquire),
+            n,
+        ),
+        Part::Recv { from, n } => (
+            live.seg.p2p(from, live.rank, n).seq.load(Ordering::Acquire),
+            n,
+        ),
+    };
+    cur == 0 || cur == at + 1
+}
+
+/// Waits, at most `timeout`, until every position of `parts` has room: the ring is full
+/// while some rank is thousands of collectives (or dozens of messages to one peer)
+/// ahead of the slowest, or while this rank's own stream is held back (by a gate the
+/// program opens later, say). Nothing is taken before it returns `Ok`, so a refusal
+/// leaves the communicator as it was.
+fn wait_for_room(live: &Live, parts: &[Part], ops: &[LaunchOp], timeout: Duration) -> Result<()> {
+    let start = Instant::now();
+    let deadline = crate::sync::deadline(timeout);
+    loop {
+        let seen = live.seg.bell();
+        let Some(i) = parts.iter().position(|p| !has_room(live, *p)) else {
+            return Ok(());
+        };
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(pending_limit(live, parts[i], &ops[i], start.elapsed()));
+        }
+        wait_for_slot(live, seen)?;
+    }
+}
+
+/// The refusal of a launch that found `part`'s position full: the limit, and what the
+/// operation holding the position waits for.
+fn pending_limit(live: &Live, part: Part, op: &LaunchOp, waited: Duration) -> Error {
+    let me = live.rank;
+    // The first few ranks of a list (a communicator may have thousands).
+    let ranks = |v: &[usize]| {
+        let list: Vec<String> = v.iter().take(8).map(|r| r.to_string()).collect();
+        let more = match v.len().saturating_sub(8) {
+            0 => String::new(),
+            k => format!(" and {k} more"),
+        };
+        match v.len() {
+            1 => format!("rank {}", list[0]),
+            _ => format!("ranks {}{more}", list.join(", ")),
+        }
+    };
+    let state_text = |state: u32| match state {
+        EMPTY => "has not issued it",
+        REGISTERED => "issued it and its stream has not reached it",
+        ARRIVED => "is running it",
+        _ => "has finished it",
+    };
+    match part {
+        Part::Coll { seq } => {
+            let (head, entry) = live.seg.slot(seq);
+            let held = head.seq.load(Ordering::Acquire).saturating_sub(1);
+            let mut by_state: Vec<(u32, Vec<usize>)> = Vec::new();
+            for r in 0..live.size() {
+                let st = entry(r).state.load(Ordering::Acquire);
+                let st = if st == FAILED { DONE } else { st };
+                match by_state.iter_mut().find(|(s, _)| *s == st) {
+                    Some((_, v)) => v.push(r),
+                    None => by_state.push((st, vec![r])),
+                }
+            }
+            by_state.sort();
+            let waits: Vec<String> = by_state
+                .iter()
+                .filter(|(s, _)| *s < DONE)
+                .map(|(s, v)| format!("{} {}", ranks(v), state_text(*s)))
+                .collect();
+            Error::PendingLimit {
+                op: "collective",
+                limit: SLOTS,
+                what: "pending collectives per communicator".into(),
+                waited,
+                oldest: format!(
+                    "{} (rank {me}'s collective #{}) waits for its position, held by collective \
+                     #{}, of which {}",
+                    super::entry::op_name(&op.label, || op.desc.to_string()),
+                    seq + 1,
+                    held + 1,
+                    if waits.is_empty() {
+                        "every rank is leaving".to_string()
+                    } else {
+                        waits.join("; ")
+                    }
+                ),
+            }
+        }
+        Part::Send { to: peer, n } | Part::Recv { from: peer, n } => {
+            let send = matches!(part, Part::Send { .. });
+            let (from, to) = if send { (me, peer) } else { (peer, me) };
+            let slot = live.seg.p2p(from, to, n);
+            let held = slot.seq.load(Ordering::Acquire).saturating_sub(1);
+            let side = |e: &super::segment::Entry, r: usize, (verb, noun): (&str, &str)| match e
+                .state
+                .load(Ordering::Acquire)
+            {
+                EMPTY => format!("rank {r} has not {verb} it"),
+                REGISTERED => format!("rank {r} {verb} it and its stream has not reached it"),
+                ARRIVED => format!("rank {r} is running its {noun}"),
+                _ => format!("rank {r} has finished its {noun}"),
+            };
+            Error::PendingLimit {
+                op: if send { "send" } else { "recv" },
+                limit: P2P_SLOTS,
+                what: format!(
+                    "pending messages from one rank to another (rank {from} to rank {to})"
+                ),
+                waited,
+                oldest: format!(
+                    "{} (message #{} from rank {from} to rank {to}) waits for its position, held \
+                     by message #{}: {}; {}",
+                    super::entry::op_name(&op.label, || op.desc.to_string()),
+                    n + 1,
+                    held + 1,
+                    side(&slot.send, from, ("sent", "send")),
+                    side(&slot.recv, to, ("posted", "receive")),
+                ),
+            }
+        }
+    }
+}
+
+/// Waits on the host for the ring to change after `seen` (at most a liveness tick),
+/// failing when this rank was aborted or a peer is gone.
+fn wait_for_slot(live: &Live, seen: u32) -> Result<()> {
     if live.seg.rank(live.rank).state.load(Ordering::Acquire) == ABORTED {
         return Err(Error::Aborted {
             what: format!("launch on rank {}", live.rank),
@@ -180,7 +321,7 @@ fn register(live: &Live, part: Part, op: &LaunchOp, sid: u64, grouped: bool) -> 
                         return Ok(());
                     }
                 }
-                wait_for_slot(live)?;
+                wait_for_slot(live, live.seg.bell())?;
             }
         }
         Part::Send { to, n } | Part::Recv { from: to, n } => {
@@ -240,7 +381,7 @@ fn register(live: &Live, part: Part, op: &LaunchOp, sid: u64, grouped: bool) -> 
                         return Ok(());
                     }
                 }
-                wait_for_slot(live)?;
+                wait_for_slot(live, live.seg.bell())?;
             }
         }
     }

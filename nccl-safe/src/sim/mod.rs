@@ -84,6 +84,21 @@ pub const DEFAULT_MEMORY: usize = 4 << 30;
 /// Default launch-queue depth of a simulated stream (GPUs queue about a thousand).
 pub const DEFAULT_QUEUE_DEPTH: usize = 1024;
 
+/// How many collectives one communicator of the sim holds pending: issued on some rank
+/// and not yet finished by all. A launch past it waits, at most the communicator's
+/// [`Config::call_timeout`](crate::Config::call_timeout), for the oldest to finish,
+/// then fails with [`Error::PendingLimit`](crate::Error::PendingLimit) having launched
+/// nothing. A GPU has no such count (its stream's launch queue, about a thousand
+/// operations, blocks the host first); the sim's is twice its default queue depth, so
+/// that one stream per rank meets its queue first, as on a GPU.
+pub const SIM_PENDING_COLLECTIVES: usize = segment::SLOTS;
+
+/// How many messages (`send`/`recv` pairs) the sim holds pending between one ordered
+/// pair of ranks of a communicator: sent or posted on one side and not yet finished on
+/// both. Past it, as with [`SIM_PENDING_COLLECTIVES`], a launch waits at most the call
+/// timeout, then fails with [`Error::PendingLimit`](crate::Error::PendingLimit).
+pub const SIM_PENDING_MESSAGES: usize = segment::P2P_SLOTS;
+
 /// Parses sizes such as `4096`, `512MiB`, `4GiB`, `1G`.
 pub(crate) fn parse_size(text: &str) -> Option<usize> {
     let t = text.trim();

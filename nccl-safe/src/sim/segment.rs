@@ -21,9 +21,11 @@ use super::{SPIN, spin_until};
 use crate::{Error, Result};
 
 pub(super) const MAGIC: u64 = 0x6e63_636c_7273_6732; // "ncclrsg2" (the bell counts its sleepers)
-/// Collective positions that can be registered and not yet finished, per communicator.
+/// Collective positions that can be registered and not yet finished, per communicator
+/// (public as [`crate::SIM_PENDING_COLLECTIVES`]).
 pub(super) const SLOTS: usize = 2048;
-/// Messages in flight between one ordered pair of ranks.
+/// Messages in flight between one ordered pair of ranks (public as
+/// [`crate::SIM_PENDING_MESSAGES`]).
 pub(super) const P2P_SLOTS: usize = 64;
 pub(super) const SPLIT_SLOTS: usize = 4;
 /// How often a wait looks at its peers' processes.

@@ -188,6 +188,8 @@ impl DeviceImpl {
                             .into(),
                     });
                 }
+                // A blocking init waits at most the call timeout, as on cuda.
+                let wait = wait.then_some(config.call_timeout);
                 Ok(CommImpl::Sim(SimCommunicator::join(
                     id, rank, size, d, wait,
                 )?))

@@ -45,13 +45,14 @@ pub(crate) struct SimCommunicator {
 
 impl SimCommunicator {
     /// Joins rank `rank` of `size` on `device` under `id`; with `wait`, returns only
-    /// once every rank has joined (not abortable, as a blocking NCCL init).
+    /// once every rank has joined, or fails once that timeout passes (not abortable, as
+    /// a blocking NCCL init).
     pub fn join(
         id: &[u8; 128],
         rank: usize,
         size: usize,
         device: &Arc<SimDevice>,
-        wait: bool,
+        wait: Option<Duration>,
     ) -> Result<SimCommunicator> {
         let join = Join::start(id, rank, size, device.ordinal, device.arena())?;
         let comm = SimCommunicator {
@@ -64,8 +65,8 @@ impl SimCommunicator {
             aborted: AtomicBool::new(false),
             needs_abort: AtomicBool::new(false),
         };
-        if wait {
-            comm.join.wait_done(None)?;
+        if let Some(timeout) = wait {
+            comm.join.wait_done(Some(timeout))?;
             comm.live("communicator init")?;
         }
         Ok(comm)
@@ -209,7 +210,7 @@ impl SimCommunicator {
         let Some((rank, size, id)) = live.split(color, key, &self.aborted, timeout)? else {
             return Ok(None);
         };
-        let child = SimCommunicator::join(&id, rank, size, &self.device, false)?;
+        let child = SimCommunicator::join(&id, rank, size, &self.device, None)?;
         match timeout {
             None => child.join.wait_done(None)?,
             Some(t) => child.join.wait_done(Some(t))?,
@@ -252,7 +253,7 @@ impl SimCommunicator {
         let id = live.derived_id(seq, 0, b"shrnk");
         let size = live.size() - exclude.len();
         let rank = (0..self.rank).filter(|r| !exclude.contains(r)).count();
-        let child = SimCommunicator::join(&id, rank, size, &self.device, false)?;
+        let child = SimCommunicator::join(&id, rank, size, &self.device, None)?;
         Self::finish_join(&child, "shrink", timeout)?;
         let digest = exclude.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &r| {
             (h ^ r as u64).wrapping_mul(0x100_0000_01b3)
@@ -305,7 +306,7 @@ impl SimCommunicator {
                     .into(),
             });
         }
-        let child = SimCommunicator::join(&id, self.rank, size, &self.device, false)?;
+        let child = SimCommunicator::join(&id, self.rank, size, &self.device, None)?;
         Self::finish_join(&child, "grow", timeout)?;
         Ok(child)
     }
@@ -318,7 +319,7 @@ impl SimCommunicator {
         device: &Arc<SimDevice>,
         timeout: Option<Duration>,
     ) -> Result<SimCommunicator> {
-        let child = SimCommunicator::join(id, rank, size, device, false)?;
+        let child = SimCommunicator::join(id, rank, size, device, None)?;
         Self::finish_join(&child, "join_grown", timeout)?;
         Ok(child)
     }

@@ -377,7 +377,17 @@ fn listen(stream: UnixStream, size: usize, state: Arc<(Mutex<Phase>, Condvar)>) 
                             reason: format!("unexpected message {kind} from the rendezvous root"),
                         });
                     }
-                    Err(e) => break Err(root_gone(&e)),
+                    Err(e) => {
+                        // Who was still missing, as the last status said: the root's
+                        // host most likely gave up waiting for them.
+                        let missing = match &*lock(&state.0) {
+                            Phase::Waiting { joined, left, .. } => (0..size)
+                                .filter(|r| !joined.contains(r) && !left.contains(r))
+                                .collect(),
+                            _ => Vec::new(),
+                        };
+                        break Err(root_gone(&e, &missing));
+                    }
                 }
             }
         }
@@ -393,19 +403,25 @@ fn listen(stream: UnixStream, size: usize, state: Arc<(Mutex<Phase>, Condvar)>) 
     state.1.notify_all();
 }
 
-fn root_gone(e: &std::io::Error) -> Error {
+/// The error of a joiner whose connection to the root broke; `missing`: the ranks the
+/// root's last status said had not joined (none known before its first).
+fn root_gone(e: &std::io::Error, missing: &[usize]) -> Error {
+    let not_joined = match missing {
+        [] => String::new(),
+        m => format!("; ranks {m:?} had not joined"),
+    };
     Error::Sim {
         op: "communicator init",
         reason: format!(
-            "the rendezvous root went away before every rank joined ({e}); the process \
-             hosting it (the first rank to join) may have exited"
+            "the rendezvous root went away before every rank joined ({e}){not_joined}; the \
+             process hosting it (the first rank to join) gave up waiting for them or exited"
         ),
     }
 }
 
 /// The root's answer to the hello: accepted, or the refusal as the error.
 fn answer(stream: &UnixStream) -> Result<()> {
-    let (kind, body, _) = read_msg(stream).map_err(|e| root_gone(&e))?;
+    let (kind, body, _) = read_msg(stream).map_err(|e| root_gone(&e, &[]))?;
     match kind {
         ACK => Ok(()),
         REFUSED => {
@@ -744,6 +760,20 @@ impl Root {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_joiner_that_loses_the_root_names_who_had_not_joined() {
+        // What a rank of another process hears when the rank hosting the rendezvous
+        // gave up (its init timed out) and closed it: the missing ranks, from the
+        // root's last status.
+        let e = std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        let text = root_gone(&e, &[3]).to_string();
+        assert!(
+            text.contains("went away") && text.contains("ranks [3] had not joined"),
+            "{text}"
+        );
+        assert!(!root_gone(&e, &[]).to_string().contains("had not joined"));
+    }
 
     #[test]
     fn ids_name_distinct_roots_of_this_user() {

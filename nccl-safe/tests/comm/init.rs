@@ -193,3 +193,46 @@ fn communicator_types_cross_threads() {
     assert_send::<UniqueId>();
     assert_send::<Config>();
 }
+
+#[test]
+fn a_blocking_init_gives_up_at_its_call_timeout_naming_who_never_joined_and_who_left() {
+    // Rank 0 joins first with a short timeout, rank 1 with a longer one, and rank 2
+    // never comes. Each blocking init fails at its own call timeout (before, the sim's
+    // waited forever), naming rank 2; rank 1 also names rank 0 as one that left.
+    let id = UniqueId::random();
+    let rank0 = thread::spawn(move || {
+        let config = Config::new().call_timeout(Duration::from_millis(300));
+        Communicator::init(&Device::sim(5).unwrap(), 0, 3, &id, &config).map(drop)
+    });
+    thread::sleep(Duration::from_millis(100));
+    let config = Config::new().call_timeout(Duration::from_millis(1500));
+    let e1 = expect_err(
+        Communicator::init(&Device::sim(6).unwrap(), 1, 3, &id, &config).map(drop),
+        "rank 1 past its timeout",
+    );
+    let e0 = expect_err(rank0.join().unwrap(), "rank 0 past its timeout");
+    match (&e0, &e1) {
+        (
+            Error::InitTimeout {
+                missing: m0,
+                waited: w0,
+                ..
+            },
+            Error::InitTimeout {
+                missing: m1,
+                left: l1,
+                waited: w1,
+            },
+        ) => {
+            assert_eq!(
+                (m0.as_slice(), m1.as_slice(), l1.as_slice()),
+                (&[2][..], &[2][..], &[0][..])
+            );
+            assert_eq!(
+                (*w0, *w1),
+                (Duration::from_millis(300), Duration::from_millis(1500))
+            );
+        }
+        _ => panic!("expected two InitTimeouts: {e0:?} | {e1:?}"),
+    }
+}

@@ -123,7 +123,7 @@ fn sends_past_the_sims_limit_between_two_ranks_fail_within_the_timeout_and_the_g
             thread::spawn(move || {
                 let dev = Device::sim(3 + rank).unwrap();
                 let options = Options::new()
-                    .timeout(Duration::from_millis(300))
+                    .timeout(Duration::from_secs(1))
                     .watchdog_interval(Duration::from_secs(3600));
                 let pg = ProcessGroup::new(&dev, rank, 2, &id, options).unwrap();
                 let s = Stream::new(&dev).unwrap();
@@ -172,6 +172,14 @@ fn sends_past_the_sims_limit_between_two_ranks_fail_within_the_timeout_and_the_g
             })
         })
         .collect();
-    let got: Vec<Vec<i32>> = ranks.into_iter().map(|h| h.join().unwrap()).collect();
+    // A broken wait would hang the ranks: give them a deadline.
+    let (done_tx, done_rx) = mpsc::channel();
+    thread::spawn(move || {
+        let got: Vec<Vec<i32>> = ranks.into_iter().map(|h| h.join().unwrap()).collect();
+        done_tx.send(got).unwrap();
+    });
+    let got = done_rx
+        .recv_timeout(2 * PATIENCE)
+        .expect("both ranks finished (a panic or a hang otherwise)");
     assert_eq!(got[1], (0..=n as i32).collect::<Vec<_>>());
 }

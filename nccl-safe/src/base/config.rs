@@ -122,8 +122,11 @@ impl Config {
         self
     }
 
-    /// How long a call on a non-blocking communicator may stay in progress before it
-    /// is reported as a timeout (default 300 s).
+    /// How long a call may stay in progress before it is reported as a timeout
+    /// (default 300 s): a blocking init ([`Error::InitTimeout`](crate::Error::InitTimeout)
+    /// naming the ranks that did not join, where the driver knows them), a call on a
+    /// non-blocking communicator, and on the sim a launch waiting for room among the
+    /// operations it holds pending ([`Error::PendingLimit`](crate::Error::PendingLimit)).
     pub fn call_timeout(mut self, timeout: Duration) -> Config {
         self.call_timeout = timeout;
         self

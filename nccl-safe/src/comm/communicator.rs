@@ -323,6 +323,7 @@ impl CommInner {
         let uses = Call::uses(&calls);
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         crate::features::check_ops(self.imp.kind(), self.config.sim_nccl_version, &ops)?;
+        self.imp.room_before_launch(&ops, &self.config)?;
         let launched = enqueue(&stream.inner, &uses, |imp| {
             let launched = self.imp.launch(imp, ops, &self.config);
             // Before the buffers' uses are recorded, so that their events come after
@@ -747,7 +748,9 @@ impl Communicator {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] for `rank >= size` or `size == 0`;
-    /// [`Error::Mismatch`] when ranks disagree on the size (sim); driver errors.
+    /// [`Error::Mismatch`] when ranks disagree on the size (sim);
+    /// [`Error::InitTimeout`] when a blocking init waited its
+    /// [`Config::call_timeout`]; driver errors.
     pub fn init(
         device: &Device,
         rank: usize,

@@ -161,6 +161,12 @@ fn launch_group(pending: Pending) -> Result<()> {
     if on_cuda > 1 {
         return launch_cuda_group(per_comm);
     }
+    // Room on the sim for every communicator's part before any is launched, so that a
+    // refused group launched nothing and can be made again.
+    for (comm, _, calls) in &per_comm {
+        let ops: Vec<_> = calls.iter().map(|c| c.op.clone()).collect();
+        comm.imp.room_before_launch(&ops, &comm.config)?;
+    }
     for (comm, stream, calls) in per_comm {
         comm.launch(&stream, calls)?;
     }

@@ -169,7 +169,8 @@ impl DeviceImpl {
     }
 
     /// Starts joining rank `rank` of `size` under `id`. On the sim, `wait` blocks until
-    /// every rank has joined; cuda's `config` says whether NCCL blocks.
+    /// every rank has joined, at most `config`'s call timeout; cuda's `config` says
+    /// whether NCCL blocks.
     pub fn init_comm(
         &self,
         id: &[u8; 128],
@@ -569,6 +570,16 @@ impl CommImpl {
     pub fn check_ready(&self, op: &'static str) -> Result<()> {
         match self {
             CommImpl::Sim(c) => c.check_ready(op),
+            CommImpl::Cuda { .. } => Ok(()),
+        }
+    }
+
+    /// Before a launch enqueues anything: on the sim, waits at most the call timeout for
+    /// room among the operations it holds pending ([`Error::PendingLimit`] if none
+    /// comes); nothing on cuda, whose launch queue is the only limit.
+    pub fn room_before_launch(&self, ops: &[LaunchOp], config: &Config) -> Result<()> {
+        match self {
+            CommImpl::Sim(c) => c.room_before_launch(ops, config.call_timeout),
             CommImpl::Cuda { .. } => Ok(()),
         }
     }

@@ -120,6 +120,13 @@ impl SimCommunicator {
         self.live(op).map(|_| ())
     }
 
+    /// Waits, at most `timeout` and without the device's lock, for room for the
+    /// positions `ops` would take (before the launch enqueues anything).
+    pub fn room_before_launch(&self, ops: &[LaunchOp], timeout: Duration) -> Result<()> {
+        let live = self.live("collective")?.clone();
+        super::launch::room_before_launch(&live, ops, timeout)
+    }
+
     /// Launches `ops` as one group on `stream`, under the device's NCCL lock; waits at
     /// most `timeout` for room among the pending operations.
     pub fn launch(&self, stream: &SimStream, ops: Vec<LaunchOp>, timeout: Duration) -> Result<()> {

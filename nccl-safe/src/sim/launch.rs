@@ -44,34 +44,12 @@ pub(super) fn launch(
     let sid = stream_id(stream);
     let grouped = ops.len() > 1;
     // Positions, committed only once the launch is accepted.
-    let mut next = live.coll_seq.load(Ordering::Relaxed);
     let mut p2p = crate::sync::lock(&live.p2p_seq);
-    let mut p2p_next: HashMap<(usize, usize, bool), u64> = HashMap::new();
-    let mut parts = Vec::with_capacity(ops.len());
-    for op in &ops {
-        match op.desc.kind {
-            Kind::Send | Kind::Recv => {
-                let send = op.desc.kind == Kind::Send;
-                let peer = op.desc.root.unwrap_or(0);
-                let (from, to) = if send { (me, peer) } else { (peer, me) };
-                let counter = (from, to, send);
-                let n = p2p_next
-                    .entry(counter)
-                    .or_insert_with(|| *p2p.get(&counter).unwrap_or(&0));
-                let part = if send {
-                    Part::Send { to, n: *n }
-                } else {
-                    Part::Recv { from, n: *n }
-                };
-                *n += 1;
-                parts.push(part);
-            }
-            _ => {
-                parts.push(Part::Coll { seq: next });
-                next += 1;
-            }
-        }
-    }
+    let Plan {
+        parts,
+        next,
+        p2p_next,
+    } = plan(live, &ops, &p2p);
     let colls = parts
         .iter()
         .filter(|p| matches!(p, Part::Coll { .. }))
@@ -134,6 +112,70 @@ pub(super) fn launch(
     }))
 }
 
+/// The positions a launch of `ops` would take, and the counters after it.
+struct Plan {
+    parts: Vec<Part>,
+    /// The next collective position.
+    next: u64,
+    /// The next message number of each `(from, to, send)` the launch touches.
+    p2p_next: HashMap<(usize, usize, bool), u64>,
+}
+
+fn plan(live: &Live, ops: &[LaunchOp], p2p: &HashMap<(usize, usize, bool), u64>) -> Plan {
+    let me = live.rank;
+    let mut next = live.coll_seq.load(Ordering::Relaxed);
+    let mut p2p_next: HashMap<(usize, usize, bool), u64> = HashMap::new();
+    let mut parts = Vec::with_capacity(ops.len());
+    for op in ops {
+        match op.desc.kind {
+            Kind::Send | Kind::Recv => {
+                let send = op.desc.kind == Kind::Send;
+                let peer = op.desc.root.unwrap_or(0);
+                let (from, to) = if send { (me, peer) } else { (peer, me) };
+                let counter = (from, to, send);
+                let n = p2p_next
+                    .entry(counter)
+                    .or_insert_with(|| *p2p.get(&counter).unwrap_or(&0));
+                let part = if send {
+                    Part::Send { to, n: *n }
+                } else {
+                    Part::Recv { from, n: *n }
+                };
+                *n += 1;
+                parts.push(part);
+            }
+            _ => {
+                parts.push(Part::Coll { seq: next });
+                next += 1;
+            }
+        }
+    }
+    Plan {
+        parts,
+        next,
+        p2p_next,
+    }
+}
+
+/// Before a launch enqueues anything (its buffers' waits and poison included): waits,
+/// at most `timeout`, for room for every position `ops` would take, without the
+/// device's lock, so that a refusal leaves the buffers and the communicator as they
+/// were. The launch checks again under the lock (`launch`); it finds room unless
+/// another thread launched on this communicator meanwhile, which NCCL forbids.
+pub(super) fn room_before_launch(live: &Live, ops: &[LaunchOp], timeout: Duration) -> Result<()> {
+    // The common case, room at once, allocates nothing: a launch of one collective.
+    if let [op] = ops {
+        if !matches!(op.desc.kind, Kind::Send | Kind::Recv) {
+            let seq = live.coll_seq.load(Ordering::Relaxed);
+            if has_room(live, Part::Coll { seq }) {
+                return Ok(());
+            }
+        }
+    }
+    let parts = plan(live, ops, &crate::sync::lock(&live.p2p_seq)).parts;
+    wait_for_room(live, &parts, ops, timeout)
+}
+
 /// Whether `part`'s ring position is free for it: empty, or already taken by a peer
 /// for the same operation. Once it is, it stays so until this rank registers there
 /// (the position's next user is this operation, which cannot finish without it).
@@ -166,7 +208,13 @@ fn wait_for_room(live: &Live, parts: &[Part], ops: &[LaunchOp], timeout: Duratio
             return Ok(());
         };
         if deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(pending_limit(live, parts[i], &ops[i], start.elapsed()));
+            let err = pending_limit(live, parts[i], &ops[i], start.elapsed());
+            // The message describes the slot as it was read; if it freed meanwhile,
+            // the launch goes ahead instead.
+            if !has_room(live, parts[i]) {
+                return Err(err);
+            }
+            continue;
         }
         wait_for_slot(live, seen)?;
     }

@@ -354,10 +354,12 @@ fn listen(stream: UnixStream, size: usize, state: Arc<(Mutex<Phase>, Condvar)>) 
                 *accepted = true;
             }
             let mut lifelines = Vec::new();
+            let mut heard = false;
             loop {
                 match read_msg(&stream) {
                     Ok((LIFELINES, _, fds)) => lifelines = fds,
                     Ok((STATUS, body, _)) => {
+                        heard = true;
                         let (joined, left) = decode_status(&body);
                         if let Phase::Waiting {
                             joined: j, left: l, ..
@@ -381,7 +383,7 @@ fn listen(stream: UnixStream, size: usize, state: Arc<(Mutex<Phase>, Condvar)>) 
                         // Who was still missing, as the last status said: the root's
                         // host most likely gave up waiting for them.
                         let missing = match &*lock(&state.0) {
-                            Phase::Waiting { joined, left, .. } => (0..size)
+                            Phase::Waiting { joined, left, .. } if heard => (0..size)
                                 .filter(|r| !joined.contains(r) && !left.contains(r))
                                 .collect(),
                             _ => Vec::new(),
@@ -404,7 +406,7 @@ fn listen(stream: UnixStream, size: usize, state: Arc<(Mutex<Phase>, Condvar)>) 
 }
 
 /// The error of a joiner whose connection to the root broke; `missing`: the ranks the
-/// root's last status said had not joined (none known before its first).
+/// root's last status said had not joined (empty before the first status came).
 fn root_gone(e: &std::io::Error, missing: &[usize]) -> Error {
     let not_joined = match missing {
         [] => String::new(),
@@ -414,7 +416,7 @@ fn root_gone(e: &std::io::Error, missing: &[usize]) -> Error {
         op: "communicator init",
         reason: format!(
             "the rendezvous root went away before every rank joined ({e}){not_joined}; the \
-             process hosting it (the first rank to join) gave up waiting for them or exited"
+             process hosting it (the first rank to join) exited, or gave up waiting"
         ),
     }
 }

@@ -201,11 +201,11 @@ fn a_blocking_init_gives_up_at_its_call_timeout_naming_who_never_joined_and_who_
     // waited forever), naming rank 2; rank 1 also names rank 0 as one that left.
     let id = UniqueId::random();
     let rank0 = thread::spawn(move || {
-        let config = Config::new().call_timeout(Duration::from_millis(300));
+        let config = Config::new().call_timeout(Duration::from_millis(1000));
         Communicator::init(&Device::sim(5).unwrap(), 0, 3, &id, &config).map(drop)
     });
     thread::sleep(Duration::from_millis(100));
-    let config = Config::new().call_timeout(Duration::from_millis(1500));
+    let config = Config::new().call_timeout(Duration::from_millis(2500));
     let e1 = expect_err(
         Communicator::init(&Device::sim(6).unwrap(), 1, 3, &id, &config).map(drop),
         "rank 1 past its timeout",
@@ -230,7 +230,7 @@ fn a_blocking_init_gives_up_at_its_call_timeout_naming_who_never_joined_and_who_
             );
             assert_eq!(
                 (*w0, *w1),
-                (Duration::from_millis(300), Duration::from_millis(1500))
+                (Duration::from_millis(1000), Duration::from_millis(2500))
             );
         }
         _ => panic!("expected two InitTimeouts: {e0:?} | {e1:?}"),

@@ -70,7 +70,7 @@ fn a_held_back_stream_fills_the_ring_and_the_next_launch_fails_in_time_having_la
         comm.all_reduce(&x, &mut yb, ReduceOp::Sum, &b).unwrap();
     }
     b.synchronize_timeout(PATIENCE).unwrap();
-    let mut z = DeviceBuffer::<i64>::alloc(&dev, 2).unwrap();
+    let mut z = DeviceBuffer::from_slice(&b, &[5i64, 5]).unwrap();
     let e = expect_err(
         comm.all_reduce(&x, &mut z, ReduceOp::Sum, &b),
         "a launch past the limit",
@@ -89,7 +89,9 @@ fn a_held_back_stream_fills_the_ring_and_the_next_launch_fails_in_time_having_la
         text.contains("2048 pending collectives per communicator"),
         "{text}"
     );
-    // Nothing was launched: `z` has no pending write, and the gated work runs.
+    // Nothing was enqueued: `z` was neither poisoned nor given a pending write (this
+    // read would wait for one), and the gated work runs once the gate opens.
+    assert_eq!(z.to_vec(&b).unwrap(), [5, 5]);
     gate.open();
     a.synchronize_timeout(PATIENCE).unwrap();
     // The same call again: room now, and it runs.

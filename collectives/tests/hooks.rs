@@ -19,6 +19,16 @@ fn one_rank(options: Options) -> ProcessGroup {
 /// Every event a hook saw, with the name of the thread it ran on.
 type Seen = Arc<Mutex<Vec<(HookEvent, String)>>>;
 
+/// One all-reduce of `x`, waited on the host; the operation's call site is the
+/// caller's.
+#[track_caller]
+fn sum_once(pg: &ProcessGroup, x: &mut DeviceBuffer<f32>) {
+    pg.all_reduce(x, ReduceOp::Sum)
+        .unwrap()
+        .wait_host(PATIENCE)
+        .unwrap();
+}
+
 fn recorder(seen: &Seen) -> impl Fn(&HookEvent) + Send + Sync + 'static {
     let seen = seen.clone();
     move |e| {
@@ -38,10 +48,7 @@ fn before_issue_and_after_completion_see_each_operation_once_in_order() {
     let me = thread::current().name().unwrap().to_string();
     let line = line!() + 2;
     for _ in 0..3 {
-        pg.all_reduce(&mut x, ReduceOp::Sum)
-            .unwrap()
-            .wait_host(PATIENCE)
-            .unwrap();
+        sum_once(&pg, &mut x);
     }
     let seen = seen.lock().unwrap().clone();
     let points: Vec<(HookPoint, u64)> = seen
@@ -126,10 +133,7 @@ fn dropping_the_handle_removes_the_hook_even_from_inside_it_and_keep_keeps_it() 
         .keep();
     }
     for _ in 0..3 {
-        pg.all_reduce(&mut x, ReduceOp::Sum)
-            .unwrap()
-            .wait_host(PATIENCE)
-            .unwrap();
+        sum_once(&pg, &mut x);
     }
     assert_eq!(once.load(Ordering::SeqCst), 1);
     assert_eq!(kept.load(Ordering::SeqCst), 3);
@@ -146,10 +150,7 @@ fn a_hook_that_aborts_before_issue_fails_the_call_and_launches_nothing() {
     });
     let s = Stream::new(pg.device()).unwrap();
     let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 2]).unwrap();
-    pg.all_reduce(&mut x, ReduceOp::Sum)
-        .unwrap()
-        .wait_host(PATIENCE)
-        .unwrap();
+    sum_once(&pg, &mut x);
     match pg.all_reduce(&mut x, ReduceOp::Sum) {
         Err(Error::GroupAborted { reason, op, .. }) => {
             assert_eq!(op, "all_reduce");
@@ -177,10 +178,7 @@ fn a_panicking_hook_is_caught_and_the_group_goes_on() {
     let s = Stream::new(pg.device()).unwrap();
     let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 2]).unwrap();
     for _ in 0..2 {
-        pg.all_reduce(&mut x, ReduceOp::Sum)
-            .unwrap()
-            .wait_host(PATIENCE)
-            .unwrap();
+        sum_once(&pg, &mut x);
     }
     assert_eq!(x.to_vec(&s).unwrap(), [1.0, 1.0]);
     assert!(pg.aborted().is_none());
@@ -202,10 +200,7 @@ fn timeout_and_abort_hooks_run_once_before_the_waiter_wakes_and_may_call_back_in
             let pg = ProcessGroup::new(&Device::sim(1).unwrap(), 1, 2, &id, opts()).unwrap();
             let s = Stream::new(pg.device()).unwrap();
             let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 2]).unwrap();
-            pg.all_reduce(&mut x, ReduceOp::Sum)
-                .unwrap()
-                .wait_host(PATIENCE)
-                .unwrap();
+            sum_once(&pg, &mut x);
             let start = Instant::now();
             while !done.load(Ordering::SeqCst) && start.elapsed() < PATIENCE {
                 thread::sleep(Duration::from_millis(5));
@@ -232,10 +227,7 @@ fn timeout_and_abort_hooks_run_once_before_the_waiter_wakes_and_may_call_back_in
     let _a = pg.add_hook(HookPoint::OnAbort, reentrant(HookPoint::OnAbort));
     let s = Stream::new(pg.device()).unwrap();
     let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 2]).unwrap();
-    pg.all_reduce(&mut x, ReduceOp::Sum)
-        .unwrap()
-        .wait_host(PATIENCE)
-        .unwrap();
+    sum_once(&pg, &mut x);
     let err = pg
         .all_reduce(&mut x, ReduceOp::Sum)
         .unwrap()

@@ -4,7 +4,7 @@
 //! oldest operation waits for, having launched nothing; the same call made again once
 //! there is room runs, in sequence.
 
-use std::sync::mpsc;
+use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 use crate::common::{PATIENCE, expect_err};
@@ -107,9 +107,8 @@ fn a_rank_far_ahead_of_a_late_peer_is_told_which_rank_has_not_issued_the_oldest(
     // queue, 1024 deep, would hold it back first) while rank 1 has issued none. Its
     // next launch fails naming rank 1; once rank 1 catches up, the same call runs, and
     // every collective pairs with the same position on rank 1.
-    let (go_tx, go_rx) = mpsc::channel::<()>();
-    let go_rx = std::sync::Mutex::new(Some(go_rx));
-    let go_tx = std::sync::Mutex::new(Some(go_tx));
+    // Rank 1 starts once rank 0 has seen its refusal.
+    let go = Arc::new(Barrier::new(2));
     let config = Config::new().blocking(false).call_timeout(SHORT);
     let out = on_ranks(DriverKind::Sim, 2, config, move |rank, dev, comm| {
         comm.wait_ready(PATIENCE).unwrap();
@@ -122,8 +121,7 @@ fn a_rank_far_ahead_of_a_late_peer_is_told_which_rank_has_not_issued_the_oldest(
         );
         let half = SIM_PENDING_COLLECTIVES / 2;
         if rank == 1 {
-            let rx = go_rx.lock().unwrap().take().unwrap();
-            rx.recv().unwrap();
+            go.wait();
         }
         for i in 0..SIM_PENDING_COLLECTIVES {
             let (s, y) = if i < half {
@@ -147,7 +145,7 @@ fn a_rank_far_ahead_of_a_late_peer_is_told_which_rank_has_not_issued_the_oldest(
                     && oldest.contains("rank 0 is running it"),
                 "{oldest}"
             );
-            go_tx.lock().unwrap().take().unwrap().send(()).unwrap();
+            go.wait();
         }
         again(|| comm.all_reduce(&x, &mut z, ReduceOp::Sum, &b));
         let got = (
@@ -169,9 +167,8 @@ fn messages_to_a_peer_that_posts_no_receive_stop_at_the_pair_limit_with_a_typed_
     // Outside a group NCCL's send waits, on its stream, for the receive: the host may
     // queue more. The sim holds SIM_PENDING_MESSAGES per ordered pair; the next send
     // fails naming the receiver that has not posted the oldest, and runs once it has.
-    let (go_tx, go_rx) = mpsc::channel::<()>();
-    let go_rx = std::sync::Mutex::new(Some(go_rx));
-    let go_tx = std::sync::Mutex::new(Some(go_tx));
+    // Rank 1 starts once rank 0 has seen its refusal.
+    let go = Arc::new(Barrier::new(2));
     let config = Config::new().blocking(false).call_timeout(SHORT);
     let n = SIM_PENDING_MESSAGES;
     let out = on_ranks(DriverKind::Sim, 2, config, move |rank, dev, comm| {
@@ -196,12 +193,11 @@ fn messages_to_a_peer_that_posts_no_receive_stop_at_the_pair_limit_with_a_typed_
                     && oldest.contains("rank 1 has not posted it"),
                 "{text}"
             );
-            go_tx.lock().unwrap().take().unwrap().send(()).unwrap();
+            go.wait();
             again(|| comm.send(&msgs[n], 1, &s));
             s.synchronize_timeout(PATIENCE).unwrap();
         } else {
-            let rx = go_rx.lock().unwrap().take().unwrap();
-            rx.recv().unwrap();
+            go.wait();
             let mut bufs: Vec<_> = (0..=n)
                 .map(|_| DeviceBuffer::<i32>::alloc(&dev, 5).unwrap())
                 .collect();

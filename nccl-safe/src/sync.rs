@@ -38,11 +38,16 @@ pub const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
 /// Spinning backs off when the cores are oversubscribed: a yield that comes back only
 /// after more than a millisecond means that a thread ran a whole time slice meanwhile
 /// (another process's build or tests), and yielding again would hand the core to it
-/// instead of to the thread being waited for. From such a yield on, for
-/// [`SPIN_BACKOFF`], every `spin_until` of the process checks `ready()` once and
-/// returns, so waiters sleep at once and are woken first. (Without this, 1000 sim
-/// all-reduces on 4 processes took over 20 s instead of 6 s on 2 cores shared with two
-/// CPU-bound processes.)
+/// instead of to the thread being waited for. From such a yield on, for a back-off
+/// period, every `spin_until` of the process checks `ready()` once and returns, so
+/// waiters sleep at once and are woken first. (Without this, 1000 sim all-reduces on 4
+/// processes took over 20 s instead of 6 s on 2 cores shared with two CPU-bound
+/// processes.) The period adapts: an isolated slow yield (a batch of launches that held
+/// a core, a hiccup of the machine) turns spinning off for [`SPIN_BACKOFF_MIN`]; each
+/// slow yield soon after a period ends doubles it, up to [`SPIN_BACKOFF`], as long as
+/// the cores stay taken. (A fixed 100 ms after every slow yield kept spinning off for
+/// about 40% of the waits of 4 thread ranks alone on 2 cores, and their small
+/// all-reduces slept and woke instead.)
 ///
 /// ```
 /// use std::time::Duration;
@@ -83,11 +88,18 @@ pub fn spin_until(limit: std::time::Duration, mut ready: impl FnMut() -> bool) -
 /// slice, not to one that did a few microseconds of work and slept.
 const CONTENDED_YIELD: std::time::Duration = std::time::Duration::from_millis(1);
 
-/// How long spinning stays off after a yield showed the cores were taken.
+/// The longest that spinning stays off after yields showed the cores were taken (see
+/// [`spin_until`]).
 pub const SPIN_BACKOFF: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// How long spinning stays off after an isolated slow yield (see [`spin_until`]).
+pub const SPIN_BACKOFF_MIN: std::time::Duration = std::time::Duration::from_millis(4);
 
 /// Process-wide: the time (nanoseconds since [`epoch`]) until which spinning is off.
 static CONTENDED_UNTIL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Process-wide: the length (nanoseconds) of the latest back-off period; 0 before any.
+static BACKOFF: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 fn epoch() -> std::time::Instant {
     static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
@@ -102,11 +114,27 @@ fn contended(now: std::time::Instant) -> bool {
     nanos(now) < CONTENDED_UNTIL.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// Notes a slow yield at `now`: spinning is off for the next [`SPIN_BACKOFF`].
-/// Returns `true` (spinning is now off).
+/// Notes a slow yield at `now`: spinning is off for the next back-off period, twice
+/// the latest one if this yield came within that long of its end (the cores are still
+/// taken), else [`SPIN_BACKOFF_MIN`]; never more than [`SPIN_BACKOFF`]. Returns `true`
+/// (spinning is now off). Threads racing here may each set a period: any of them is
+/// a fair estimate.
 fn slow_yield(now: std::time::Instant) -> bool {
-    let until = nanos(now).saturating_add(SPIN_BACKOFF.as_nanos() as u64);
-    CONTENDED_UNTIL.fetch_max(until, std::sync::atomic::Ordering::Relaxed);
+    use std::sync::atomic::Ordering::Relaxed;
+    let at = nanos(now);
+    let (min, max) = (
+        SPIN_BACKOFF_MIN.as_nanos() as u64,
+        SPIN_BACKOFF.as_nanos() as u64,
+    );
+    let last = BACKOFF.load(Relaxed);
+    let ended = CONTENDED_UNTIL.load(Relaxed);
+    let period = if last > 0 && at < ended.saturating_add(last) {
+        last.saturating_mul(2).clamp(min, max)
+    } else {
+        min
+    };
+    BACKOFF.store(period, Relaxed);
+    CONTENDED_UNTIL.fetch_max(at.saturating_add(period), Relaxed);
     true
 }
 
@@ -149,5 +177,32 @@ mod tests {
         assert!(!contended(
             now + SPIN_BACKOFF + std::time::Duration::from_millis(1)
         ));
+
+        // The period: the minimum after an isolated slow yield, doubled by each one
+        // that follows soon after a period's end, never past the maximum.
+        let ms = std::time::Duration::from_millis;
+        let base = now + ms(1000);
+        BACKOFF.store(0, std::sync::atomic::Ordering::Relaxed);
+        CONTENDED_UNTIL.store(0, std::sync::atomic::Ordering::Relaxed);
+        slow_yield(base);
+        assert!(contended(base + SPIN_BACKOFF_MIN - ms(1)));
+        assert!(!contended(base + SPIN_BACKOFF_MIN));
+        let mut at = base + SPIN_BACKOFF_MIN + ms(1);
+        let mut expect = SPIN_BACKOFF_MIN;
+        for _ in 0..8 {
+            slow_yield(at);
+            expect = (expect * 2).min(SPIN_BACKOFF);
+            assert!(
+                contended(at + expect - ms(1)),
+                "the period doubled to {expect:?}"
+            );
+            assert!(!contended(at + expect));
+            at += expect + ms(1);
+        }
+        assert_eq!(expect, SPIN_BACKOFF, "it stops at the maximum");
+        // Long after the last period: an isolated slow yield again.
+        let later = at + ms(10_000);
+        slow_yield(later);
+        assert!(!contended(later + SPIN_BACKOFF_MIN));
     }
 }

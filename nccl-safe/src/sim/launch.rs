@@ -97,7 +97,13 @@ pub(super) fn launch(
             return Err(e);
         }
     }
-    live.seg.ring();
+    // A registered message may close a cycle of sends that a peer's wait looks for;
+    // a registered collective changes nothing any wait looks at (a mismatch rang
+    // above), so it rings nobody: one ring per rank and collective woke every
+    // sleeping wait of every rank for nothing.
+    if parts.iter().any(|p| !matches!(p, Part::Coll { .. })) {
+        live.seg.ring();
+    }
     let task_live = live.clone();
     stream.submit(Box::new(move || {
         let result = run(&task_live, &parts, &ops);
@@ -203,7 +209,7 @@ fn wait_for_room(live: &Live, parts: &[Part], ops: &[LaunchOp], timeout: Duratio
     let start = Instant::now();
     let deadline = crate::sync::deadline(timeout);
     loop {
-        let seen = live.seg.bell();
+        let seen = live.seg.room_bell();
         let Some(i) = parts.iter().position(|p| !has_room(live, *p)) else {
             return Ok(());
         };
@@ -330,7 +336,7 @@ fn wait_for_slot(live: &Live, seen: u32) -> Result<()> {
         });
     }
     live.look_at_peers(0..live.size());
-    live.seg.wait_bell(seen);
+    live.seg.wait_room_bell(seen);
     Ok(())
 }
 
@@ -340,6 +346,7 @@ fn register(live: &Live, part: Part, op: &LaunchOp, sid: u64, grouped: bool) -> 
         Part::Coll { seq } => {
             let (head, entry) = live.seg.slot(seq);
             loop {
+                let seen = live.seg.room_bell();
                 {
                     let _g = live.spin_lock(&head.lock);
                     let cur = head.seq.load(Ordering::Acquire);
@@ -369,7 +376,7 @@ fn register(live: &Live, part: Part, op: &LaunchOp, sid: u64, grouped: bool) -> 
                         return Ok(());
                     }
                 }
-                wait_for_slot(live, live.seg.bell())?;
+                wait_for_slot(live, seen)?;
             }
         }
         Part::Send { to, n } | Part::Recv { from: to, n } => {
@@ -377,6 +384,7 @@ fn register(live: &Live, part: Part, op: &LaunchOp, sid: u64, grouped: bool) -> 
             let (from, to) = if send { (me, to) } else { (to, me) };
             let slot = live.seg.p2p(from, to, n);
             loop {
+                let seen = live.seg.room_bell();
                 {
                     let _g = live.spin_lock(&slot.lock);
                     let cur = slot.seq.load(Ordering::Acquire);
@@ -429,7 +437,7 @@ fn register(live: &Live, part: Part, op: &LaunchOp, sid: u64, grouped: bool) -> 
                         return Ok(());
                     }
                 }
-                wait_for_slot(live, live.seg.bell())?;
+                wait_for_slot(live, seen)?;
             }
         }
     }

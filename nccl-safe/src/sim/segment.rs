@@ -20,7 +20,7 @@ use super::os::{self, Mapping};
 use super::{SPIN, spin_until};
 use crate::{Error, Result};
 
-pub(super) const MAGIC: u64 = 0x6e63_636c_7273_6732; // "ncclrsg2" (the bell counts its sleepers)
+pub(super) const MAGIC: u64 = 0x6e63_636c_7273_6733; // "ncclrsg3" (a second bell, for room)
 /// Collective positions that can be registered and not yet finished, per communicator
 /// (public as [`crate::SIM_PENDING_COLLECTIVES`]).
 pub(super) const SLOTS: usize = 2048;
@@ -52,6 +52,12 @@ pub(super) struct Header {
     pub uuid: [AtomicU64; 2],
     /// Waits asleep on the bell (a ring with none skips the wake-up system call).
     pub sleepers: AtomicU32,
+    /// The futex word rung when a position is freed (and by every ring of the main
+    /// bell): launches waiting for room sleep on it, so that freeing a position, once
+    /// per operation, does not wake every wait of every rank.
+    pub room_bell: AtomicU32,
+    /// Waits asleep on the room bell.
+    pub room_sleepers: AtomicU32,
     pub _pad: AtomicU32,
 }
 
@@ -285,13 +291,19 @@ impl Segment {
     /// value; the futex is woken only when some wait sleeps on it. (Both sides use
     /// sequentially consistent operations: a sleeper counted after the ring saw the
     /// rung value in `futex_wait`'s own check and does not sleep; one counted before
-    /// is seen here.)
+    /// is seen here.) Waits for room are woken too: whatever a ring announces (an
+    /// abort, a failure, a peer gone) may end them.
     pub fn ring(&self) {
         let h = self.header();
-        h.bell.fetch_add(1, Ordering::SeqCst);
-        if h.sleepers.load(Ordering::SeqCst) > 0 {
-            os::futex_wake_all(&h.bell);
-        }
+        ring_word(&h.bell, &h.sleepers);
+        self.ring_room();
+    }
+
+    /// Rings only the room bell: a position was freed. Waits for an operation's
+    /// progress do not wake for it.
+    pub fn ring_room(&self) {
+        let h = self.header();
+        ring_word(&h.room_bell, &h.room_sleepers);
     }
 
     /// The bell's current value, to wait on after looking at the state.
@@ -299,17 +311,39 @@ impl Segment {
         self.header().bell.load(Ordering::Acquire)
     }
 
+    /// The room bell's current value, to wait on after looking for room.
+    pub fn room_bell(&self) -> u32 {
+        self.header().room_bell.load(Ordering::Acquire)
+    }
+
     /// Waits until the bell rings after `seen`, or a liveness tick passes: spins for
     /// [`SPIN`] first, then sleeps on the futex.
     pub fn wait_bell(&self, seen: u32) {
         let h = self.header();
-        if spin_until(SPIN, || h.bell.load(Ordering::Acquire) != seen) {
-            return;
-        }
-        h.sleepers.fetch_add(1, Ordering::SeqCst);
-        os::futex_wait(&h.bell, seen, LIVENESS_TICK);
-        h.sleepers.fetch_sub(1, Ordering::SeqCst);
+        wait_word(&h.bell, &h.sleepers, seen);
     }
+
+    /// As [`Segment::wait_bell`], on the room bell.
+    pub fn wait_room_bell(&self, seen: u32) {
+        let h = self.header();
+        wait_word(&h.room_bell, &h.room_sleepers, seen);
+    }
+}
+
+fn ring_word(word: &AtomicU32, sleepers: &AtomicU32) {
+    word.fetch_add(1, Ordering::SeqCst);
+    if sleepers.load(Ordering::SeqCst) > 0 {
+        os::futex_wake_all(word);
+    }
+}
+
+fn wait_word(word: &AtomicU32, sleepers: &AtomicU32, seen: u32) {
+    if spin_until(SPIN, || word.load(Ordering::Acquire) != seen) {
+        return;
+    }
+    sleepers.fetch_add(1, Ordering::SeqCst);
+    os::futex_wait(word, seen, LIVENESS_TICK);
+    sleepers.fetch_sub(1, Ordering::SeqCst);
 }
 
 fn seg_err(e: std::io::Error) -> Error {
@@ -446,6 +480,36 @@ mod tests {
         let before = a.bell();
         a.ring();
         assert_eq!(a.bell(), before.wrapping_add(1));
+    }
+
+    #[test]
+    fn a_freed_position_rings_only_the_room_bell_and_every_ring_rings_both() {
+        let a = Segment::create(2).unwrap();
+        let (bell, room) = (a.bell(), a.room_bell());
+        a.ring_room();
+        assert_eq!((a.bell(), a.room_bell()), (bell, room.wrapping_add(1)));
+        a.ring();
+        assert_eq!(
+            (a.bell(), a.room_bell()),
+            (bell.wrapping_add(1), room.wrapping_add(2))
+        );
+        // A wait for room asleep on another mapping wakes for a ring of either kind.
+        let b = Segment::open(a.fd().try_clone().unwrap(), 2).unwrap();
+        let seen = b.room_bell();
+        let waiter = std::thread::spawn(move || {
+            while b.room_bell() == seen {
+                b.wait_room_bell(seen);
+            }
+        });
+        let start = Instant::now();
+        while a.header().room_sleepers.load(Ordering::SeqCst) == 0
+            && start.elapsed() < Duration::from_secs(10)
+        {
+            std::thread::yield_now();
+        }
+        a.ring_room();
+        waiter.join().unwrap();
+        assert_eq!(a.header().room_sleepers.load(Ordering::SeqCst), 0);
     }
 
     #[test]

@@ -49,6 +49,11 @@ struct Queue {
     /// `work`: a notification nobody waits for is skipped (each costs a system call,
     /// and small operations are bound by them).
     watchers: usize,
+    /// The earliest position a thread waiting on `changed` waits for (`u64::MAX` when
+    /// none): the worker notifies once it passes it, not after every operation (a
+    /// host waiting for the last of a thousand queued operations slept and woke a
+    /// thousand times).
+    watched: u64,
     blocked: usize,
     worker_idle: bool,
 }
@@ -91,6 +96,7 @@ impl StreamState {
         let mut q = lock(&self.queue);
         while q.completed < at {
             q.watchers += 1;
+            q.watched = q.watched.min(at);
             q = match deadline {
                 None => self.changed.wait(q).unwrap_or_else(|e| e.into_inner()),
                 Some(d) => {
@@ -144,7 +150,10 @@ impl SimStream {
         host_fn::check("stream create")?;
         let index = device.next_stream.fetch_add(1, Ordering::Relaxed);
         let state = Arc::new(StreamState {
-            queue: Mutex::new(Queue::default()),
+            queue: Mutex::new(Queue {
+                watched: u64::MAX,
+                ..Queue::default()
+            }),
             work: Condvar::new(),
             space: Condvar::new(),
             changed: Condvar::new(),
@@ -336,7 +345,12 @@ fn worker(state: &StreamState, seed: u64, jitter: bool) {
             } else {
                 BTreeMap::new()
             };
-            (ready, q.watchers > 0)
+            // Every waiter wakes; those not yet due set `watched` again.
+            let wake = q.watchers > 0 && done >= q.watched;
+            if wake {
+                q.watched = u64::MAX;
+            }
+            (ready, wake)
         };
         if watched {
             state.changed.notify_all();
@@ -614,6 +628,53 @@ mod tests {
         gate.open();
         submitter.join().unwrap();
         stream.synchronize(Some(Duration::from_secs(20))).unwrap();
+    }
+
+    /// An operation that finishes once a permit comes through `permits`.
+    fn held(permits: &Arc<Mutex<std::sync::mpsc::Receiver<()>>>) -> Task {
+        let permits = permits.clone();
+        Box::new(move || {
+            lock(&permits)
+                .recv_timeout(Duration::from_secs(20))
+                .map_err(|e| format!("no permit came: {e:?}"))
+        })
+    }
+
+    #[test]
+    fn hosts_waiting_for_different_positions_each_return_when_theirs_completes() {
+        let (permit, permits) = std::sync::mpsc::channel();
+        let permits = Arc::new(Mutex::new(permits));
+        // A device of its own: the device-wide test must not see this stream held.
+        let dev = Arc::new(SimDevice::new(7, 1 << 20).unwrap());
+        let stream = Arc::new(SimStream::with_settings(dev, 8, 1, false).unwrap());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = |name: &'static str| {
+            let (stream, tx) = (stream.clone(), tx.clone());
+            std::thread::spawn(move || {
+                stream.synchronize(Some(Duration::from_secs(20))).unwrap();
+                tx.send(name).unwrap();
+            })
+        };
+        stream.submit(held(&permits)).unwrap();
+        let near = waiter("near"); // waits for position 1
+        std::thread::sleep(Duration::from_millis(50)); // asleep, past its spin
+        for _ in 0..4 {
+            stream.submit(held(&permits)).unwrap();
+        }
+        let far = waiter("far"); // waits for position 5
+        std::thread::sleep(Duration::from_millis(50));
+        permit.send(()).unwrap();
+        assert_eq!(rx.recv_timeout(Duration::from_secs(20)), Ok("near"));
+        assert!(
+            rx.recv_timeout(Duration::from_millis(200)).is_err(),
+            "far waits on"
+        );
+        for _ in 0..4 {
+            permit.send(()).unwrap();
+        }
+        assert_eq!(rx.recv_timeout(Duration::from_secs(20)), Ok("far"));
+        near.join().unwrap();
+        far.join().unwrap();
     }
 
     #[test]

@@ -144,8 +144,17 @@ pub(super) fn run(
         }
     }
     // Waits look at the arrival counts and the point-to-point states; nobody waits for
-    // a count that is not complete yet.
-    if last.iter().any(|&l| l) || parts.iter().any(|p| !matches!(p, Part::Coll { .. })) {
+    // a count that is not complete yet, nor for the arrivals of a small collective
+    // (its last rank rings once it is done, below).
+    let rung = parts
+        .iter()
+        .zip(ops)
+        .zip(&last)
+        .any(|((p, op), &l)| match p {
+            Part::Coll { .. } => l && !one_rank(op, n),
+            _ => true,
+        });
+    if rung {
         live.seg.ring();
     }
     // Phase 2: shares and receives.
@@ -281,7 +290,8 @@ pub(super) fn run(
                     head.left.store(0, Ordering::Relaxed);
                     head.error.store(0, Ordering::Relaxed);
                     head.seq.store(0, Ordering::Release);
-                    live.seg.ring();
+                    // Only launches waiting for room wait for a position to free.
+                    live.seg.ring_room();
                 }
             }
             Part::Send { to, n: msg } => {

@@ -38,16 +38,17 @@ pub const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
 /// Spinning backs off when the cores are oversubscribed: a yield that comes back only
 /// after more than a millisecond means that a thread ran a whole time slice meanwhile
 /// (another process's build or tests), and yielding again would hand the core to it
-/// instead of to the thread being waited for. From such a yield on, for a back-off
-/// period, every `spin_until` of the process checks `ready()` once and returns, so
-/// waiters sleep at once and are woken first. (Without this, 1000 sim all-reduces on 4
+/// instead of to the thread being waited for. When at least an eighth of the
+/// process's recent yields (the last few dozen) were that slow, for a back-off period
+/// every `spin_until` of the process checks `ready()` once and returns, so waiters
+/// sleep at once and are woken first. (Without this, 1000 sim all-reduces on 4
 /// processes took over 20 s instead of 6 s on 2 cores shared with two CPU-bound
-/// processes.) The period adapts: an isolated slow yield (a batch of launches that held
-/// a core, a hiccup of the machine) turns spinning off for [`SPIN_BACKOFF_MIN`]; each
-/// slow yield soon after a period ends doubles it, up to [`SPIN_BACKOFF`], as long as
-/// the cores stay taken. (A fixed 100 ms after every slow yield kept spinning off for
-/// about 40% of the waits of 4 thread ranks alone on 2 cores, and their small
-/// all-reduces slept and woke instead.)
+/// processes.) The period adapts: [`SPIN_BACKOFF_MIN`] at first, doubled, up to
+/// [`SPIN_BACKOFF`], by each slow yield soon after a period ends, as long as the
+/// cores stay taken. A rare slow yield (this process's own threads busy for a
+/// millisecond) does not turn spinning off: when every slow yield did, for a fixed
+/// 100 ms, spinning was off for about 40% of the waits of 4 thread ranks alone on 2
+/// cores, and their small all-reduces took twice as long.
 ///
 /// ```
 /// use std::time::Duration;
@@ -78,7 +79,7 @@ pub fn spin_until(limit: std::time::Duration, mut ready: impl FnMut() -> bool) -
         }
         std::thread::yield_now();
         let after = std::time::Instant::now();
-        if after.duration_since(before) > CONTENDED_YIELD && slow_yield(after) {
+        if note_yield(after, after.duration_since(before) > CONTENDED_YIELD) {
             return ready();
         }
     }
@@ -112,6 +113,34 @@ fn nanos(at: std::time::Instant) -> u64 {
 
 fn contended(now: std::time::Instant) -> bool {
     nanos(now) < CONTENDED_UNTIL.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Recent yields of the process, and the slow ones among them; both halve whenever
+/// the count reaches [`YIELD_WINDOW`], so they describe the last few dozen yields.
+static YIELDS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+static SLOW_YIELDS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// How many recent yields the share of slow ones is taken over.
+const YIELD_WINDOW: u32 = 64;
+
+/// Counts a yield that came back at `at` (`slow`: after more than
+/// [`CONTENDED_YIELD`]); returns whether spinning is now off. Spinning turns off when
+/// at least an eighth of the recent yields were slow (two at least): on cores taken by
+/// other processes most yields are, while a rare slow one (this process's own
+/// threads, busy for a millisecond) turned spinning off, when it did at each, for
+/// about 40% of the waits of 4 thread ranks alone on 2 cores.
+fn note_yield(at: std::time::Instant, slow: bool) -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    if YIELDS.fetch_add(1, Relaxed) + 1 >= YIELD_WINDOW {
+        // Races may lose a count: the shares stay approximate, as they need to be.
+        YIELDS.store(YIELD_WINDOW / 2, Relaxed);
+        SLOW_YIELDS.store(SLOW_YIELDS.load(Relaxed) / 2, Relaxed);
+    }
+    if !slow {
+        return false;
+    }
+    let slow_ones = SLOW_YIELDS.fetch_add(1, Relaxed) + 1;
+    slow_ones >= 2 && slow_ones * 8 >= YIELDS.load(Relaxed) && slow_yield(at)
 }
 
 /// Notes a slow yield at `now`: spinning is off for the next back-off period, twice
@@ -204,5 +233,32 @@ mod tests {
         let later = at + ms(10_000);
         slow_yield(later);
         assert!(!contended(later + SPIN_BACKOFF_MIN));
+
+        // Whether a slow yield turns spinning off follows the share of slow ones.
+        let reset = || {
+            YIELDS.store(0, std::sync::atomic::Ordering::Relaxed);
+            SLOW_YIELDS.store(0, std::sync::atomic::Ordering::Relaxed);
+        };
+        reset();
+        let t = later + ms(10_000);
+        for _ in 0..200 {
+            assert!(!note_yield(t, false), "fast yields never turn it off");
+        }
+        assert!(!note_yield(t, true), "one slow yield among many fast ones");
+        for _ in 0..20 {
+            assert!(!note_yield(t, false));
+        }
+        assert!(!note_yield(t, true), "two, among dozens");
+        reset();
+        let mut off = false;
+        // (Other tests' yields may dilute the share meanwhile; it stays high enough.)
+        for i in 0..1000 {
+            off = note_yield(t, i % 4 == 0); // a quarter of them slow
+            if off {
+                break;
+            }
+        }
+        assert!(off, "a quarter of the yields slow turns spinning off");
+        assert!(contended(t));
     }
 }

@@ -24,6 +24,8 @@ struct LogEntry {
 struct DeviceLog {
     order: Vec<LogEntry>,
     position: HashMap<(u64, u64), usize>,
+    /// The communicators with launches in `order`: with one, there is nothing to check.
+    comms: Vec<u64>,
 }
 
 const LOG_LIMIT: usize = 1 << 14;
@@ -81,7 +83,10 @@ pub(super) fn check_launch_order(
     let device = devices[rank];
     let mut logs = lock(device_logs());
     let me = (comm_id, seq);
-    if let Some(log) = logs.get(&device) {
+    if let Some(log) = logs
+        .get(&device)
+        .filter(|l| l.comms.iter().any(|&c| c != comm_id))
+    {
         let earlier = log.order.iter().rev().take(256).filter(|e| {
             e.key.0 != comm_id && e.stream == stream && !e.done.load(Ordering::Acquire)
         });
@@ -113,6 +118,9 @@ pub(super) fn check_launch_order(
     }
     let log = logs.entry(device).or_default();
     log.position.insert(me, log.order.len());
+    if !log.comms.contains(&comm_id) {
+        log.comms.push(comm_id);
+    }
     log.order.push(LogEntry {
         key: me,
         stream,
@@ -126,6 +134,12 @@ pub(super) fn check_launch_order(
             .enumerate()
             .map(|(i, e)| (e.key, i))
             .collect();
+        log.comms.clear();
+        for e in &log.order {
+            if !log.comms.contains(&e.key.0) {
+                log.comms.push(e.key.0);
+            }
+        }
     }
     Ok(())
 }

@@ -52,10 +52,11 @@ pub(super) fn fail_entry(live: &Live, part: Part) {
         });
 }
 
-/// Waits until `ready`, or fails with why it never will.
+/// Waits until `ready`, or fails with why it never will; `what` names the wait in
+/// errors (built only for one: formatting every wait's name cost small operations).
 fn wait(
     live: &Live,
-    what: &str,
+    what: &dyn Fn() -> String,
     needed: &dyn Fn(usize) -> bool,
     ready: &mut dyn FnMut() -> std::result::Result<bool, String>,
     extra: &mut dyn FnMut() -> Option<String>,
@@ -75,7 +76,8 @@ fn wait(
                 "aborted"
             };
             return Err(format!(
-                "rank {me}: the communicator was {how} while {what}"
+                "rank {me}: the communicator was {how} while {}",
+                what()
             ));
         }
         // The root cause first: a needed peer that is gone explains why others failed.
@@ -88,7 +90,7 @@ fn wait(
                 return Ok(());
             }
             live.note_cause(root);
-            return Err(format!("{what}: {g}"));
+            return Err(format!("{}: {g}", what()));
         }
         if ready()? {
             return Ok(());
@@ -166,7 +168,7 @@ pub(super) fn run(
                     // does every rank's share, then marks each rank's part done
                     // (unless that rank failed it meanwhile: then the collective
                     // fails on every rank, as when a rank fails before its share).
-                    coll_failure(live, seq, &coll_name(op, seq))?;
+                    coll_failure(live, seq, &|| coll_name(op, seq))?;
                     share(live, seq, op, 0..n)?;
                     let (head, entry) = live.seg.slot(seq);
                     for r in 0..n {
@@ -185,11 +187,10 @@ pub(super) fn run(
             }
             Part::Coll { seq } => {
                 let (head, entry) = live.seg.slot(seq);
-                let name = coll_name(op, seq);
-                let what = format!("{name} waited for every rank to issue it");
+                let name = || coll_name(op, seq);
                 wait(
                     live,
-                    &what,
+                    &|| format!("{} waited for every rank to issue it", name()),
                     &|r| entry(r).state.load(Ordering::Acquire) < ARRIVED,
                     &mut || {
                         coll_failure(live, seq, &name)?;
@@ -205,16 +206,18 @@ pub(super) fn run(
             }
             Part::Recv { from, n: msg } => {
                 let slot = live.seg.p2p(from, me, msg);
-                let name = op_name(&op.label, || {
-                    format!("receive #{} from rank {from}", msg + 1)
-                });
-                let what = format!("{name} waited for rank {from}'s send");
+                let what = || {
+                    let name = op_name(&op.label, || {
+                        format!("receive #{} from rank {from}", msg + 1)
+                    });
+                    format!("{name} waited for rank {from}'s send")
+                };
                 wait(
                     live,
                     &what,
                     &|r| r == from && slot.send.state.load(Ordering::Acquire) < ARRIVED,
                     &mut || match slot.send.state.load(Ordering::Acquire) {
-                        FAILED => Err(format!("{what}: {}'s send failed", live.who(from))),
+                        FAILED => Err(format!("{}: {}'s send failed", what(), live.who(from))),
                         ARRIVED | DONE => Ok(true),
                         _ => Ok(false),
                     },
@@ -237,11 +240,10 @@ pub(super) fn run(
         match *part {
             Part::Coll { seq } => {
                 let (head, entry) = live.seg.slot(seq);
-                let name = coll_name(op, seq);
-                let what = format!("{name} waited for every rank to finish its share");
+                let name = || coll_name(op, seq);
                 wait(
                     live,
-                    &what,
+                    &|| format!("{} waited for every rank to finish its share", name()),
                     &|r| entry(r).state.load(Ordering::Acquire) < DONE,
                     &mut || {
                         coll_failure(live, seq, &name)?;
@@ -257,14 +259,16 @@ pub(super) fn run(
                 info.blocked_stream
                     .store(slot.send.stream.load(Ordering::Relaxed), Ordering::Relaxed);
                 info.blocked_peer.store(to as u64 + 1, Ordering::Release);
-                let name = op_name(&op.label, || format!("send #{} to rank {to}", msg + 1));
-                let what = format!("{name} waited for rank {to}'s receive");
+                let what = || {
+                    let name = op_name(&op.label, || format!("send #{} to rank {to}", msg + 1));
+                    format!("{name} waited for rank {to}'s receive")
+                };
                 let waited = wait(
                     live,
                     &what,
                     &|r| r == to,
                     &mut || match slot.recv.state.load(Ordering::Acquire) {
-                        FAILED => Err(format!("{what}: {}'s receive failed", live.who(to))),
+                        FAILED => Err(format!("{}: {}'s receive failed", what(), live.who(to))),
                         DONE => Ok(true),
                         _ => Ok(false),
                     },
@@ -321,16 +325,21 @@ fn coll_name(op: &LaunchOp, seq: u64) -> String {
     op_name(&op.label, || format!("collective #{}", seq + 1))
 }
 
-/// A mismatch or a failed rank at collective `seq` (called `name`), as the error
+/// A mismatch or a failed rank at collective `seq` (called `name()`), as the error
 /// text.
-fn coll_failure(live: &Live, seq: u64, name: &str) -> std::result::Result<(), String> {
+fn coll_failure(
+    live: &Live,
+    seq: u64,
+    name: &dyn Fn() -> String,
+) -> std::result::Result<(), String> {
     let (head, entry) = live.seg.slot(seq);
     let err = head.error.load(Ordering::Acquire);
     if err & 0xff == 1 {
         let (a, b) = ((err >> 8 & 0xffff) as usize, (err >> 24 & 0xffff) as usize);
         if a < live.size() && b < live.size() {
             return Err(format!(
-                "mismatch in {name}: {} where {}",
+                "mismatch in {}: {} where {}",
+                name(),
                 issued(live, a, entry(a)),
                 issued(live, b, entry(b))
             ));
@@ -342,10 +351,11 @@ fn coll_failure(live: &Live, seq: u64, name: &str) -> std::result::Result<(), St
         live.look_at_peers((0..live.size()).filter(|&p| p != live.rank));
         if let Some((root, g)) = live.blame((0..live.size()).filter(|&p| p != live.rank)) {
             live.note_cause(root);
-            return Err(format!("{name}: {g}"));
+            return Err(format!("{}: {g}", name()));
         }
         return Err(format!(
-            "{name}: {} failed its part (see that rank's error)",
+            "{}: {} failed its part (see that rank's error)",
+            name(),
             live.who(r)
         ));
     }

@@ -17,7 +17,7 @@ use crate::base::op::{LaunchOp, OpDesc};
 use crate::base::types::DriverKind;
 use crate::driver::{CommImpl, DeviceImpl, SharedEvent};
 use crate::memory::alloc::OwnedUse;
-use crate::memory::tracker::{Use, enqueue};
+use crate::memory::tracker::{Use, enqueue_keeping};
 use crate::stream::StreamFailure;
 use crate::stream::check_same_device;
 use crate::sync::lock;
@@ -324,7 +324,7 @@ impl CommInner {
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         crate::features::check_ops(self.imp.kind(), self.config.sim_nccl_version, &ops)?;
         self.imp.room_before_launch(&ops, &self.config)?;
-        let launched = enqueue(&stream.inner, &uses, |imp| {
+        let (launched, event) = enqueue_keeping(&stream.inner, &uses, |imp| {
             let launched = self.imp.launch(imp, ops, &self.config);
             // Before the buffers' uses are recorded, so that their events come after
             // whatever the failed launch left running (the abort waits for it).
@@ -333,7 +333,7 @@ impl CommInner {
         });
         // Remembered whatever the result: a failed launch may have enqueued work
         // (see `memory::tracker::enqueue`), which finalize must wait for.
-        self.note_launch(stream)?;
+        self.note_launch(stream, event)?;
         launched
     }
 
@@ -355,9 +355,14 @@ impl CommInner {
 
     /// Remembers a launch's completion event as outstanding work, forgetting the
     /// completed ones as the list grows (amortized: the list stays within twice the
-    /// work actually outstanding, plus 64).
-    pub(super) fn note_launch(&self, stream: &Stream) -> Result<()> {
-        let event = stream.inner.record_new()?;
+    /// work actually outstanding, plus 64). `recorded`: the event the buffers' uses
+    /// were recorded with right after the launch, which serves here too (one event
+    /// per launch instead of two); `None` records one.
+    pub(super) fn note_launch(&self, stream: &Stream, recorded: Option<SharedEvent>) -> Result<()> {
+        let event = match recorded {
+            Some(e) => e,
+            None => stream.inner.record_new()?,
+        };
         let launched = Launched {
             event,
             failure: stream.inner.failure.clone(),
@@ -1229,7 +1234,7 @@ mod tests {
         comm.inner.aborted.store(true, Ordering::Release);
         let late = Stream::new(comm.device()).unwrap();
         late.wait_gate(&gate).unwrap();
-        comm.inner.note_launch(&late).unwrap();
+        comm.inner.note_launch(&late, None).unwrap();
         assert!(late.inner.failure.get().is_some());
         assert!(
             gated.inner.failure.get().is_none(),

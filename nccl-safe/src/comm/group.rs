@@ -207,8 +207,8 @@ fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Resu
     // after one fails.
     let mut noted = Ok(());
     for (comm, stream, calls) in &per_comm {
-        let step = enqueue_record(&stream.inner, &Call::uses(calls))
-            .and_then(|()| comm.note_launch(stream));
+        let (recorded, event) = enqueue_record(&stream.inner, &Call::uses(calls));
+        let step = recorded.and_then(|()| comm.note_launch(stream, event));
         noted = noted.and(step);
     }
     noted?;

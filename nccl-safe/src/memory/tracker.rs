@@ -353,10 +353,23 @@ pub(crate) fn enqueue(
     uses: &[Use<'_>],
     run: impl FnOnce(&StreamImpl) -> Result<()>,
 ) -> Result<()> {
-    enqueue_waits(stream, uses)?;
+    enqueue_keeping(stream, uses, run).0
+}
+
+/// [`enqueue`], also handing back the event recorded right after the operation (for
+/// a caller that needs one there too: one event serves both), or `None` when nothing
+/// was recorded.
+pub(crate) fn enqueue_keeping(
+    stream: &StreamInner,
+    uses: &[Use<'_>],
+    run: impl FnOnce(&StreamImpl) -> Result<()>,
+) -> (Result<()>, Option<SharedEvent>) {
+    if let Err(e) = enqueue_waits(stream, uses) {
+        return (Err(e), None);
+    }
     let ran = run(&stream.imp);
-    let recorded = enqueue_record(stream, uses);
-    ran.and(recorded)
+    let (recorded, event) = enqueue_record(stream, uses);
+    (ran.and(recorded), event)
 }
 
 /// First half of [`enqueue`]: wait for conflicts of other streams, poison idle outputs
@@ -390,12 +403,19 @@ pub(crate) fn enqueue_waits(stream: &StreamInner, uses: &[Use<'_>]) -> Result<()
 /// Recording and tracking happen under the stream's record lock, so that each tracker
 /// sees one stream's uses in the order the stream runs them, even when several threads
 /// enqueue on the same stream at once; no tracker stays locked while recording blocks.
-pub(crate) fn enqueue_record(stream: &StreamInner, uses: &[Use<'_>]) -> Result<()> {
-    stream.record_and(|event| {
+/// Returns the event recorded (`None` when recording failed).
+pub(crate) fn enqueue_record(
+    stream: &StreamInner,
+    uses: &[Use<'_>],
+) -> (Result<()>, Option<SharedEvent>) {
+    let mut kept = None;
+    let recorded = stream.record_and(|event| {
         for u in uses {
             lock(u.tracker).add(u.range.clone(), u.write, stream.id, event.clone());
         }
-    })
+        kept = Some(event);
+    });
+    (recorded, kept)
 }
 
 #[cfg(test)]

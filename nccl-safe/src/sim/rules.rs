@@ -20,10 +20,34 @@ struct LogEntry {
     done: Arc<AtomicBool>,
 }
 
+/// A fast hasher for the launch log's `(communicator, sequence)` keys, made by this
+/// process (so not resistant to chosen keys, which the default hasher pays for on
+/// every launch).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+type Positions = HashMap<(u64, u64), usize, std::hash::BuildHasherDefault<KeyHasher>>;
+
 #[derive(Default)]
 struct DeviceLog {
     order: Vec<LogEntry>,
-    position: HashMap<(u64, u64), usize>,
+    position: Positions,
     /// The communicators with launches in `order`: with one, there is nothing to check.
     comms: Vec<u64>,
 }

@@ -12,7 +12,7 @@
 //! With its tests this file runs past 600 lines: the streams, events and gates share
 //! the queue's private state and its waiter counts, which a split would expose.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
@@ -43,7 +43,9 @@ struct Queue {
     /// Positions completed.
     completed: u64,
     error: Option<String>,
-    callbacks: BTreeMap<u64, Vec<Callback>>,
+    /// Callbacks and the positions they wait for, in the order registered, which is
+    /// the order of their positions (each waits for the position current then).
+    callbacks: VecDeque<(u64, Callback)>,
     closed: bool,
     /// Threads waiting on `changed`, on `space`, and whether the worker waits on
     /// `work`: a notification nobody waits for is skipped (each costs a system call,
@@ -81,7 +83,7 @@ impl StreamState {
             f(Instant::now());
         } else {
             let at = q.submitted;
-            q.callbacks.entry(at).or_default().push(f);
+            q.callbacks.push_back((at, f));
         }
     }
 
@@ -335,16 +337,8 @@ fn worker(state: &StreamState, seed: u64, jitter: bool) {
                 q.error.get_or_insert(e);
             }
             let done = q.completed;
-            let due = q
-                .callbacks
-                .first_key_value()
-                .is_some_and(|(&at, _)| at <= done);
-            let ready = if due {
-                let later = q.callbacks.split_off(&(done + 1));
-                std::mem::replace(&mut q.callbacks, later)
-            } else {
-                BTreeMap::new()
-            };
+            let due = q.callbacks.iter().take_while(|(at, _)| *at <= done).count();
+            let ready: Vec<Callback> = q.callbacks.drain(..due).map(|(_, f)| f).collect();
             // Every waiter wakes; those not yet due set `watched` again.
             let wake = q.watchers > 0 && done >= q.watched;
             if wake {
@@ -355,7 +349,7 @@ fn worker(state: &StreamState, seed: u64, jitter: bool) {
         if watched {
             state.changed.notify_all();
         }
-        for f in ready.into_values().flatten() {
+        for f in ready {
             f(now);
         }
     }

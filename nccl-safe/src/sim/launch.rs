@@ -72,11 +72,10 @@ pub(super) fn launch(
     }
     wait_for_room(live, &parts, &ops, timeout)?;
     let done = Arc::new(AtomicBool::new(false));
-    let devices: Vec<usize> = live.members.iter().map(|m| m.device as usize).collect();
     let launch_no = live.launches.fetch_add(1, Ordering::Relaxed);
     super::rules::check_launch_order(
         live.id,
-        &devices,
+        &live.devices,
         me,
         launch_no,
         stream.identity(),

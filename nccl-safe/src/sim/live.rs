@@ -56,6 +56,8 @@ pub(crate) struct Live {
     pub seg: Segment,
     pub rank: usize,
     pub members: Vec<Member>,
+    /// Every rank's device ordinal (index = rank), for the launch-order rule.
+    pub devices: Vec<usize>,
     pub arenas: Vec<PeerArena>,
     /// Every rank's lifeline: hangs up when that rank's process dies.
     lifelines: Vec<std::os::fd::OwnedFd>,
@@ -104,6 +106,7 @@ impl Live {
         Ok(Live {
             seg: joined.segment,
             rank,
+            devices: joined.members.iter().map(|m| m.device as usize).collect(),
             members: joined.members,
             arenas,
             lifelines: joined.lifelines,

@@ -6,10 +6,12 @@ use crate::base::op::RedOp;
 use crate::base::types::Elementwise;
 use crate::{DType, DataType};
 
-/// A permutation of `0..n` that depends on the collective's position: reductions add
-/// ranks in a shuffled order, as NCCL's trees and rings do.
-pub(super) fn permutation(n: usize, seed: u64) -> Vec<usize> {
-    let mut p: Vec<usize> = (0..n).collect();
+/// Writes into `p` (its contents replaced) a permutation of `0..n` that depends on the
+/// collective's position: reductions add ranks in a shuffled order, as NCCL's trees
+/// and rings do.
+pub(super) fn permutation_into(n: usize, seed: u64, p: &mut Vec<usize>) {
+    p.clear();
+    p.extend(0..n);
     let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     for i in (1..n).rev() {
         x ^= x << 13;
@@ -17,7 +19,6 @@ pub(super) fn permutation(n: usize, seed: u64) -> Vec<usize> {
         x ^= x << 17;
         p.swap(i, (x % (i as u64 + 1)) as usize);
     }
-    p
 }
 
 macro_rules! with_type {
@@ -168,6 +169,11 @@ mod tests {
 
     #[test]
     fn permutations_are_permutations() {
+        let permutation = |n, seed| {
+            let mut p = vec![99; 3]; // replaced, whatever it held
+            permutation_into(n, seed, &mut p);
+            p
+        };
         for seed in 0..50 {
             let mut p = permutation(7, seed);
             p.sort_unstable();

@@ -40,9 +40,16 @@ impl std::hash::Hasher for KeyHasher {
     fn write_u64(&mut self, v: u64) {
         self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
     }
+
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
 }
 
-type Positions = HashMap<(u64, u64), usize, std::hash::BuildHasherDefault<KeyHasher>>;
+/// A map with [`KeyHasher`] (the rules' maps are looked up on every launch).
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<KeyHasher>>;
+
+type Positions = FastMap<(u64, u64), usize>;
 
 #[derive(Default)]
 struct DeviceLog {
@@ -54,13 +61,13 @@ struct DeviceLog {
 
 const LOG_LIMIT: usize = 1 << 14;
 
-fn device_logs() -> &'static Mutex<HashMap<usize, DeviceLog>> {
-    static L: OnceLock<Mutex<HashMap<usize, DeviceLog>>> = OnceLock::new();
+fn device_logs() -> &'static Mutex<FastMap<usize, DeviceLog>> {
+    static L: OnceLock<Mutex<FastMap<usize, DeviceLog>>> = OnceLock::new();
     L.get_or_init(Default::default)
 }
 
-fn inside_flags() -> &'static Mutex<HashMap<usize, Arc<AtomicBool>>> {
-    static F: OnceLock<Mutex<HashMap<usize, Arc<AtomicBool>>>> = OnceLock::new();
+fn inside_flags() -> &'static Mutex<FastMap<usize, Arc<AtomicBool>>> {
+    static F: OnceLock<Mutex<FastMap<usize, Arc<AtomicBool>>>> = OnceLock::new();
     F.get_or_init(Default::default)
 }
 

@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering;
 use super::collective::{Buffers, ONE_RANK_MAX, Share, fan_out, lengths};
 use super::entry::{Part, issued, op_name};
 use super::live::Live;
-use super::reduce::{Combine, permutation};
+use super::reduce::{Combine, permutation_into};
 use super::segment::{ABORTED, ARRIVED, DONE, Entry, FAILED, NONE, REGISTERED, clear};
 use crate::base::op::{LaunchOp, RedOp};
 
@@ -378,13 +378,36 @@ fn share(
     op: &LaunchOp,
     ranks: std::ops::Range<usize>,
 ) -> std::result::Result<(), String> {
+    SHARE_SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        let (bufs, scalars, order) = &mut *scratch;
+        share_with(live, seq, op, ranks, bufs, scalars, order)
+    })
+}
+
+thread_local! {
+    /// Each stream worker's lists for [`share`], kept from one collective to the next
+    /// (three allocations per collective otherwise).
+    static SHARE_SCRATCH: std::cell::RefCell<(Vec<Buffers>, Vec<u64>, Vec<usize>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new(), Vec::new())) };
+}
+
+fn share_with(
+    live: &Live,
+    seq: u64,
+    op: &LaunchOp,
+    ranks: std::ops::Range<usize>,
+    bufs: &mut Vec<Buffers>,
+    scalars: &mut Vec<u64>,
+    order: &mut Vec<usize>,
+) -> std::result::Result<(), String> {
     let n = live.size();
     let entry = live.seg.slot(seq).1;
     let d = &op.desc;
     let esz = d.dtype.size();
     let root = d.root.unwrap_or(0);
-    let mut bufs = Vec::with_capacity(n);
-    let mut scalars = Vec::with_capacity(n);
+    bufs.clear();
+    scalars.clear();
     for r in 0..n {
         let e = entry(r);
         let (slen, rlen) = lengths(d.kind, d.count, esz, n, r == root && d.root.is_some());
@@ -401,7 +424,7 @@ fn share(
         });
         scalars.push(e.scalar.load(Ordering::Acquire));
     }
-    let order = permutation(n, seq);
+    permutation_into(n, seq, order);
     for me in ranks {
         Share {
             kind: d.kind,
@@ -410,9 +433,9 @@ fn share(
             root,
             op: Combine::of(&d.op),
             me,
-            bufs: &bufs,
-            scalars: &scalars,
-            order: &order,
+            bufs,
+            scalars,
+            order,
         }
         .run()?;
     }

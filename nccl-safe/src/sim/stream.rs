@@ -371,16 +371,19 @@ struct EventProgress {
 /// A simulated event: a position in a stream, recorded any number of times.
 #[derive(Clone)]
 pub(crate) struct SimEvent {
-    state: Arc<(Mutex<EventProgress>, Condvar)>,
-    /// A copy of `completed`, read without the lock by waiters that spin first.
-    done: Arc<AtomicU64>,
+    /// The progress, its condition variable, and a copy of `completed` read without
+    /// the lock by waiters that spin first (one allocation per event).
+    state: Arc<(Mutex<EventProgress>, Condvar, AtomicU64)>,
 }
 
 impl SimEvent {
     pub fn new() -> SimEvent {
         SimEvent {
-            state: Arc::new((Mutex::new(EventProgress::default()), Condvar::new())),
-            done: Arc::new(AtomicU64::new(0)),
+            state: Arc::new((
+                Mutex::new(EventProgress::default()),
+                Condvar::new(),
+                AtomicU64::new(0),
+            )),
         }
     }
 
@@ -393,14 +396,14 @@ impl SimEvent {
             p.target = Some((stream.state.clone(), submitted));
             p.recorded
         };
-        let (state, done) = (self.state.clone(), self.done.clone());
+        let state = self.state.clone();
         stream.state.on_current(Box::new(move |at| {
             let ready = {
                 let mut p = lock(&state.0);
                 if generation > p.completed {
                     p.completed = generation;
                     p.completed_at = Some(at);
-                    done.store(generation, Ordering::Release);
+                    state.2.store(generation, Ordering::Release);
                 }
                 let done = p.completed;
                 let ready = if p.waiters.is_empty() {
@@ -428,9 +431,9 @@ impl SimEvent {
     /// Makes `stream` wait for the most recent record (a no-op if never recorded).
     pub fn wait_on(&self, stream: &SimStream) -> Result<()> {
         let target = lock(&self.state.0).recorded;
-        let (state, done) = (self.state.clone(), self.done.clone());
+        let state = self.state.clone();
         stream.submit_free(Box::new(move || {
-            if spin_until(SPIN, || done.load(Ordering::Acquire) >= target) {
+            if spin_until(SPIN, || state.2.load(Ordering::Acquire) >= target) {
                 return Ok(());
             }
             let mut p = lock(&state.0);
@@ -457,7 +460,7 @@ impl SimEvent {
         host_fn::check("event synchronize")?;
         let target = lock(&self.state.0).recorded;
         let limit = timeout.map_or(SPIN, |t| t.min(SPIN));
-        if spin_until(limit, || self.done.load(Ordering::Acquire) >= target) {
+        if spin_until(limit, || self.state.2.load(Ordering::Acquire) >= target) {
             return Ok(());
         }
         let mut p = lock(&self.state.0);

@@ -105,11 +105,31 @@ pub(super) fn run(
     parts: &[Part],
     ops: &[LaunchOp],
 ) -> std::result::Result<(), String> {
+    LAST_SCRATCH.with(|last| {
+        let mut last = last.borrow_mut();
+        last.clear();
+        last.resize(parts.len(), false);
+        run_with(live, parts, ops, &mut last)
+    })
+}
+
+thread_local! {
+    /// Each stream worker's flags of the parts it arrived at last, kept from one
+    /// launch to the next.
+    static LAST_SCRATCH: std::cell::RefCell<Vec<bool>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`run`], with `last` (one `false` per part) to fill.
+fn run_with(
+    live: &Live,
+    parts: &[Part],
+    ops: &[LaunchOp],
+    last: &mut [bool],
+) -> std::result::Result<(), String> {
     let (n, me) = (live.size(), live.rank);
     let dev = &live.device;
     // Phase 1: arrive. The rank that arrives last at a small collective does all of
     // it (see `ONE_RANK_MAX`).
-    let mut last = vec![false; parts.len()];
     for (i, (part, op)) in parts.iter().zip(ops).enumerate() {
         let d = &op.desc;
         let esz = d.dtype.size();
@@ -151,7 +171,7 @@ pub(super) fn run(
     let rung = parts
         .iter()
         .zip(ops)
-        .zip(&last)
+        .zip(last.iter())
         .any(|((p, op), &l)| match p {
             Part::Coll { .. } => l && !one_rank(op, n),
             _ => true,

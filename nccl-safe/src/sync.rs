@@ -115,32 +115,52 @@ fn contended(now: std::time::Instant) -> bool {
     nanos(now) < CONTENDED_UNTIL.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// Recent yields of the process, and the slow ones among them; both halve whenever
-/// the count reaches [`YIELD_WINDOW`], so they describe the last few dozen yields.
-static YIELDS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-static SLOW_YIELDS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+/// Counts of recent yields and of the slow ones among them; both halve whenever the
+/// count reaches [`YIELD_WINDOW`], so they describe the last few dozen yields.
+struct YieldShare {
+    yields: std::sync::atomic::AtomicU32,
+    slow: std::sync::atomic::AtomicU32,
+}
+
+impl YieldShare {
+    const fn new() -> YieldShare {
+        YieldShare {
+            yields: std::sync::atomic::AtomicU32::new(0),
+            slow: std::sync::atomic::AtomicU32::new(0),
+        }
+    }
+
+    /// Counts a yield (`slow`: it took more than [`CONTENDED_YIELD`]); returns
+    /// whether at least an eighth of the recent yields were slow (two at least).
+    fn note(&self, slow: bool) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.yields.fetch_add(1, Relaxed) + 1 >= YIELD_WINDOW {
+            // Races may lose a count: the share stays approximate, as it need be.
+            self.yields.store(YIELD_WINDOW / 2, Relaxed);
+            self.slow.store(self.slow.load(Relaxed) / 2, Relaxed);
+        }
+        if !slow {
+            return false;
+        }
+        let slow_ones = self.slow.fetch_add(1, Relaxed) + 1;
+        slow_ones >= 2 && slow_ones * 8 >= self.yields.load(Relaxed)
+    }
+}
+
+/// The process's recent yields.
+static YIELDS: YieldShare = YieldShare::new();
 
 /// How many recent yields the share of slow ones is taken over.
 const YIELD_WINDOW: u32 = 64;
 
 /// Counts a yield that came back at `at` (`slow`: after more than
 /// [`CONTENDED_YIELD`]); returns whether spinning is now off. Spinning turns off when
-/// at least an eighth of the recent yields were slow (two at least): on cores taken by
-/// other processes most yields are, while a rare slow one (this process's own
-/// threads, busy for a millisecond) turned spinning off, when it did at each, for
-/// about 40% of the waits of 4 thread ranks alone on 2 cores.
+/// at least an eighth of the recent yields were slow: on cores taken by other
+/// processes most yields are, while a rare slow one (this process's own threads, busy
+/// for a millisecond) turned spinning off, when it did at each, for about 40% of the
+/// waits of 4 thread ranks alone on 2 cores.
 fn note_yield(at: std::time::Instant, slow: bool) -> bool {
-    use std::sync::atomic::Ordering::Relaxed;
-    if YIELDS.fetch_add(1, Relaxed) + 1 >= YIELD_WINDOW {
-        // Races may lose a count: the shares stay approximate, as they need to be.
-        YIELDS.store(YIELD_WINDOW / 2, Relaxed);
-        SLOW_YIELDS.store(SLOW_YIELDS.load(Relaxed) / 2, Relaxed);
-    }
-    if !slow {
-        return false;
-    }
-    let slow_ones = SLOW_YIELDS.fetch_add(1, Relaxed) + 1;
-    slow_ones >= 2 && slow_ones * 8 >= YIELDS.load(Relaxed) && slow_yield(at)
+    YIELDS.note(slow) && slow_yield(at)
 }
 
 /// Notes a slow yield at `now`: spinning is off for the next back-off period, twice
@@ -151,20 +171,24 @@ fn note_yield(at: std::time::Instant, slow: bool) -> bool {
 fn slow_yield(now: std::time::Instant) -> bool {
     use std::sync::atomic::Ordering::Relaxed;
     let at = nanos(now);
+    let period = next_period(at, BACKOFF.load(Relaxed), CONTENDED_UNTIL.load(Relaxed));
+    BACKOFF.store(period, Relaxed);
+    CONTENDED_UNTIL.fetch_max(at.saturating_add(period), Relaxed);
+    true
+}
+
+/// The back-off period (nanoseconds) after a slow yield at `at`, when the latest
+/// period lasted `last` and ends (or ended) at `ended`.
+fn next_period(at: u64, last: u64, ended: u64) -> u64 {
     let (min, max) = (
         SPIN_BACKOFF_MIN.as_nanos() as u64,
         SPIN_BACKOFF.as_nanos() as u64,
     );
-    let last = BACKOFF.load(Relaxed);
-    let ended = CONTENDED_UNTIL.load(Relaxed);
-    let period = if last > 0 && at < ended.saturating_add(last) {
+    if last > 0 && at < ended.saturating_add(last) {
         last.saturating_mul(2).clamp(min, max)
     } else {
         min
-    };
-    BACKOFF.store(period, Relaxed);
-    CONTENDED_UNTIL.fetch_max(at.saturating_add(period), Relaxed);
-    true
+    }
 }
 
 #[cfg(test)]
@@ -192,9 +216,13 @@ mod tests {
         assert_eq!(calls, 3, "it looks again until ready");
         assert!(!spin_until(std::time::Duration::ZERO, || false));
 
+        use std::sync::atomic::Ordering::Relaxed;
         let now = std::time::Instant::now();
         assert!(slow_yield(now));
         assert!(contended(now));
+        // Held off for good while the next part looks (a back-off of 4 ms could pass
+        // before it starts, on a busy machine).
+        CONTENDED_UNTIL.store(u64::MAX, Relaxed);
         let mut calls = 0;
         let held = spin_until(std::time::Duration::from_secs(3600), || {
             calls += 1;
@@ -202,63 +230,55 @@ mod tests {
         });
         assert!(!held);
         assert_eq!(calls, 1, "one look, then it returns to sleep");
-        // Once the back-off has passed, spinning is on again.
-        assert!(!contended(
-            now + SPIN_BACKOFF + std::time::Duration::from_millis(1)
-        ));
+        // The rest of this binary's tests spin again.
+        CONTENDED_UNTIL.store(0, Relaxed);
+        BACKOFF.store(0, Relaxed);
+        assert!(!contended(std::time::Instant::now()));
+    }
 
-        // The period: the minimum after an isolated slow yield, doubled by each one
-        // that follows soon after a period's end, never past the maximum.
-        let ms = std::time::Duration::from_millis;
-        let base = now + ms(1000);
-        BACKOFF.store(0, std::sync::atomic::Ordering::Relaxed);
-        CONTENDED_UNTIL.store(0, std::sync::atomic::Ordering::Relaxed);
-        slow_yield(base);
-        assert!(contended(base + SPIN_BACKOFF_MIN - ms(1)));
-        assert!(!contended(base + SPIN_BACKOFF_MIN));
-        let mut at = base + SPIN_BACKOFF_MIN + ms(1);
-        let mut expect = SPIN_BACKOFF_MIN;
+    #[test]
+    fn the_back_off_doubles_while_yields_stay_slow_and_starts_over_after_a_pause() {
+        let ns = |d: std::time::Duration| d.as_nanos() as u64;
+        let (min, max) = (ns(SPIN_BACKOFF_MIN), ns(SPIN_BACKOFF));
+        let ms = 1_000_000u64;
+        assert_eq!(next_period(5 * ms, 0, 0), min, "the first one");
+        // Each slow yield within a period's length of the last one's end doubles it.
+        let (mut at, mut last, mut ended) = (5 * ms, min, 5 * ms + min);
         for _ in 0..8 {
-            slow_yield(at);
-            expect = (expect * 2).min(SPIN_BACKOFF);
-            assert!(
-                contended(at + expect - ms(1)),
-                "the period doubled to {expect:?}"
-            );
-            assert!(!contended(at + expect));
-            at += expect + ms(1);
+            at = ended + ms;
+            let p = next_period(at, last, ended);
+            assert_eq!(p, (last * 2).min(max));
+            (last, ended) = (p, at + p);
         }
-        assert_eq!(expect, SPIN_BACKOFF, "it stops at the maximum");
-        // Long after the last period: an isolated slow yield again.
-        let later = at + ms(10_000);
-        slow_yield(later);
-        assert!(!contended(later + SPIN_BACKOFF_MIN));
+        assert_eq!(last, max, "it stops at the maximum");
+        // Long after a period: the minimum again.
+        assert_eq!(next_period(ended + last + ms, last, ended), min);
+        assert_eq!(next_period(at + 10_000 * ms, last, ended), min);
+    }
 
-        // Whether a slow yield turns spinning off follows the share of slow ones.
-        let reset = || {
-            YIELDS.store(0, std::sync::atomic::Ordering::Relaxed);
-            SLOW_YIELDS.store(0, std::sync::atomic::Ordering::Relaxed);
-        };
-        reset();
-        let t = later + ms(10_000);
+    #[test]
+    fn spinning_turns_off_only_when_an_eighth_of_the_recent_yields_were_slow() {
+        let share = YieldShare::new();
         for _ in 0..200 {
-            assert!(!note_yield(t, false), "fast yields never turn it off");
+            assert!(!share.note(false), "fast yields never turn it off");
         }
-        assert!(!note_yield(t, true), "one slow yield among many fast ones");
+        assert!(!share.note(true), "one slow yield among many fast ones");
         for _ in 0..20 {
-            assert!(!note_yield(t, false));
+            assert!(!share.note(false));
         }
-        assert!(!note_yield(t, true), "two, among dozens");
-        reset();
-        let mut off = false;
-        // (Other tests' yields may dilute the share meanwhile; it stays high enough.)
-        for i in 0..1000 {
-            off = note_yield(t, i % 4 == 0); // a quarter of them slow
-            if off {
-                break;
-            }
+        assert!(!share.note(true), "two, among dozens");
+        // A quarter of them slow: off within the first few slow ones.
+        let share = YieldShare::new();
+        let first = (0..64).position(|i| share.note(i % 4 == 0));
+        assert_eq!(first, Some(4), "the second slow yield, 2 of 5");
+        // An old burst of slow yields fades as fast ones follow.
+        let share = YieldShare::new();
+        for _ in 0..6 {
+            share.note(true);
         }
-        assert!(off, "a quarter of the yields slow turns spinning off");
-        assert!(contended(t));
+        for _ in 0..200 {
+            share.note(false);
+        }
+        assert!(!share.note(true));
     }
 }

@@ -652,14 +652,22 @@ mod tests {
                 tx.send(name).unwrap();
             })
         };
+        // Until `n` hosts sleep on the stream (past their spin).
+        let asleep = |n: usize| {
+            let start = Instant::now();
+            while lock(&stream.state.queue).watchers < n {
+                assert!(start.elapsed() < Duration::from_secs(20), "no waiter slept");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        };
         stream.submit(held(&permits)).unwrap();
         let near = waiter("near"); // waits for position 1
-        std::thread::sleep(Duration::from_millis(50)); // asleep, past its spin
+        asleep(1);
         for _ in 0..4 {
             stream.submit(held(&permits)).unwrap();
         }
         let far = waiter("far"); // waits for position 5
-        std::thread::sleep(Duration::from_millis(50));
+        asleep(2);
         permit.send(()).unwrap();
         assert_eq!(rx.recv_timeout(Duration::from_secs(20)), Ok("near"));
         assert!(

@@ -10,6 +10,11 @@ use nccl_safe::Stream;
 use crate::Result;
 use crate::state::{Inner, Outcome, SPIN, WorkState, deadline_after, lock, spin_until};
 
+/// How long a host wait past its deadline waits for another path (the watchdog) that
+/// is failing the same operation to finish: to publish the failure, dump the flight
+/// record and run the hooks.
+const FAILING_WAIT: Duration = Duration::from_secs(3);
+
 /// How to wait for a [`Work`], chosen at run time.
 #[derive(Clone, Copy, Debug)]
 pub enum WaitMode<'a> {
@@ -121,6 +126,18 @@ impl Work {
                 let err = self.group.timeout_error(&self.state, timeout);
                 self.group
                     .fail(Some(&self.state), err.clone(), "host-wait timed out");
+                // The watchdog may have claimed this failure first and still be
+                // publishing it, dumping and running hooks: the waiter returns after
+                // that (bounded), or a program that exits on this error would take
+                // the job's record of it along.
+                let until = Instant::now() + FAILING_WAIT;
+                let mut o = lock(&self.state.outcome);
+                while matches!(*o, Outcome::Failing) {
+                    let Some(left) = until.checked_duration_since(Instant::now()) else {
+                        break;
+                    };
+                    o = self.state.wait_changed(o, left);
+                }
                 return Err(err);
             }
             let o = lock(&self.state.outcome);

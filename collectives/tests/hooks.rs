@@ -310,6 +310,38 @@ fn an_abort_by_a_completion_hook_refuses_the_next_call() {
 }
 
 #[test]
+fn a_host_wait_past_its_deadline_returns_after_the_watchdogs_failure_path_ran() {
+    // The watchdog claims the timeout first (at 200 ms) and runs the timeout hook for
+    // 400 ms; the host wait's own deadline (300 ms) passes meanwhile. It returns once
+    // the hook ran: a program that exits on the error must not cut the failure's
+    // publication short (a job's hang report then missed this rank's record).
+    let opts = Options::new()
+        .timeout(Duration::from_millis(200))
+        .watchdog_interval(Duration::from_millis(10));
+    let pg = one_rank(opts);
+    let dev = pg.device().clone();
+    let mut x = DeviceBuffer::from_slice(pg.comm_stream(), &[1.0f32; 2]).unwrap();
+    let gate = nccl_safe::Gate::new(&dev).unwrap();
+    pg.comm_stream().wait_gate(&gate).unwrap();
+    let hook_done = Arc::new(AtomicBool::new(false));
+    let _t = {
+        let hook_done = hook_done.clone();
+        pg.add_hook(HookPoint::OnTimeout, move |_| {
+            thread::sleep(Duration::from_millis(400));
+            hook_done.store(true, Ordering::SeqCst);
+        })
+    };
+    let work = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+    let e = work.wait_host(Duration::from_millis(300)).unwrap_err();
+    assert!(matches!(e, Error::Timeout { .. }), "{e}");
+    assert!(
+        hook_done.load(Ordering::SeqCst),
+        "the wait returned while the watchdog's failure path still ran"
+    );
+    gate.open();
+}
+
+#[test]
 fn a_timeout_stays_a_timeout_even_when_the_operation_completes_during_the_hooks() {
     let opts = Options::new()
         .timeout(Duration::from_millis(200))

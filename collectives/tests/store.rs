@@ -1,7 +1,8 @@
 //! The rendezvous store: every operation on the TCP and file stores, from threads and
 //! from child processes (this binary re-run as a client), exact counters under
 //! contention, limits, connecting and stopping, and on-disconnect keys set for a killed
-//! child. The server under abuse is in `store/abuse.rs`.
+//! child. The server under abuse is in `store/abuse.rs`;
+//! waits, nudges and the rendezvous in `store/waits.rs`.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -19,6 +20,8 @@ use collectives::store::{
 mod abuse;
 #[path = "store/security.rs"]
 mod security;
+#[path = "store/waits.rs"]
+mod waits;
 
 /// The environment variable that makes a test act as a child process: its role.
 const ROLE: &str = "STORE_TEST_ROLE";

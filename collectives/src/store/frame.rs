@@ -13,7 +13,7 @@
 //! | optional bytes/string | one tag byte, `0` = absent, `1` = present, then the value |
 //! | list of strings | `u32` LE count, then each string |
 //!
-//! Requests (client to server) have opcodes `0x01..=0x09`, replies `0x81..=0x87`; see
+//! Requests (client to server) have opcodes `0x01..=0x0a`, replies `0x81..=0x87`; see
 //! [`Frame`] for each. A length over [`Limits::max_frame`] is rejected as soon as the
 //! four length bytes are in, before anything is allocated for the body; nothing a
 //! decoder allocates is larger than the body it was given.
@@ -21,7 +21,7 @@
 use std::fmt;
 
 /// The protocol version a client announces in its [`Frame::Hello`].
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The default largest frame body, in bytes: 16 MiB.
 pub const DEFAULT_MAX_FRAME: u32 = 16 << 20;
@@ -158,6 +158,13 @@ pub enum Frame {
     /// `0x09`: an orderly close: the server drops this connection's
     /// [`Frame::OnDisconnectCreate`] registrations. Reply: [`Frame::Ok`].
     Goodbye,
+    /// `0x0a`: ends this connection's [`Frame::Wait`] in progress at once, as if its
+    /// time had run out (the wait's reply is [`Frame::WaitTimeout`]); ignored when no
+    /// wait is in progress. It has no reply of its own, and it is the one frame a client
+    /// may send while a wait is in progress: a client whose threads share one
+    /// connection sends it so that another thread's request need not wait for the
+    /// wait's end.
+    Nudge,
     /// `0x81`: the request succeeded and has nothing to return.
     Ok,
     /// `0x82`: a value, or its absence.
@@ -229,6 +236,7 @@ mod op {
     pub const DELETE: u8 = 0x07;
     pub const ON_DISCONNECT_CREATE: u8 = 0x08;
     pub const GOODBYE: u8 = 0x09;
+    pub const NUDGE: u8 = 0x0a;
     pub const OK: u8 = 0x81;
     pub const VALUE: u8 = 0x82;
     pub const INT: u8 = 0x83;
@@ -320,6 +328,7 @@ fn fields(frame: &Frame) -> (u8, Vec<Field<'_>>) {
             vec![Bytes(key.as_bytes()), Bytes(value)],
         ),
         Frame::Goodbye => (op::GOODBYE, vec![]),
+        Frame::Nudge => (op::NUDGE, vec![]),
         Frame::Ok => (op::OK, vec![]),
         Frame::Value(v) => (op::VALUE, vec![OptBytes(v.as_deref())]),
         Frame::Int(v) => (op::INT, vec![U64(*v as u64)]),
@@ -431,6 +440,7 @@ pub fn decode(buf: &[u8], limits: &Limits) -> Result<Option<(Frame, usize)>, Fra
             value: r.bytes("value")?,
         },
         op::GOODBYE => Frame::Goodbye,
+        op::NUDGE => Frame::Nudge,
         op::OK => Frame::Ok,
         op::VALUE => Frame::Value(r.opt_bytes("value")?),
         op::INT => Frame::Int(r.u64("value")? as i64),

@@ -45,6 +45,7 @@
 mod file;
 pub mod frame;
 mod options;
+mod rendezvous;
 mod server;
 mod table;
 mod tcp;
@@ -55,6 +56,7 @@ use std::time::{Duration, Instant};
 
 pub use file::FileStore;
 pub use options::{ClientOptions, ServerOptions};
+pub use rendezvous::{RendezvousError, rendezvous};
 pub use server::TcpStoreServer;
 pub use tcp::TcpStore;
 pub use torch::TorchStore;

@@ -1,9 +1,12 @@
 //! The TCP store's client, [`TcpStore`]. One connection per client, on which the
 //! requests of its threads take turns in the order they come; connecting retries with
-//! capped exponential backoff until a deadline.
+//! capped exponential backoff until a deadline. A wait holds the connection on the
+//! server for as long as it lasts (no polling); a thread that wants the connection
+//! meanwhile nudges it ([`Frame::Nudge`]), and the waiting thread asks again after it.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -18,8 +21,6 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(10);
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
 /// Why the connection of a [`TcpStore`] is gone after [`TcpStore::close`].
 const CLOSED_BY_CLOSE: &str = "closed by TcpStore::close";
-/// The longest a `wait` holds the connection before letting other requests through.
-const WAIT_SLICE: Duration = Duration::from_millis(100);
 /// The longest one TCP connection attempt may take.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a hello may go unanswered: a store answers at once, so a listener that
@@ -36,9 +37,10 @@ const NOT_A_STORE: &str = "the process listening there is not a store of this li
      TORCHELASTIC_USE_AGENT_STORE=True tells from_env to use)";
 
 /// A client of a [`TcpStoreServer`](super::TcpStoreServer). `Send + Sync`: threads
-/// share it, and their requests take turns on its one connection (a `wait` gives the
-/// others a turn at least every 100 ms, so one thread may wait for a key that another
-/// thread sets through the same client).
+/// share it, and their requests take turns on its one connection. A `wait` costs the
+/// server nothing while it lasts (one request, answered when the keys are there), and
+/// it steps aside for a request of another thread of the client (which nudges it), so
+/// one thread may wait for a key that another thread sets through the same client.
 ///
 /// The connection is never silently replaced: after an I/O error, a reply timeout or a
 /// protocol error every later call fails with [`StoreError::Closed`], because a new
@@ -51,6 +53,13 @@ pub struct TcpStore {
     conn: Mutex<Conn>,
     /// Signalled when a request ends, for the next in line.
     next_turn: Condvar,
+    /// A second handle of the connection's socket, for nudges; every write to the
+    /// socket holds this lock, so that a nudge never lands inside another frame.
+    writer: Mutex<Option<TcpStream>>,
+    /// A wait of this client is in progress on the server.
+    waiting: AtomicBool,
+    /// Threads that want a turn and have not got it yet.
+    queued: AtomicUsize,
 }
 
 #[derive(Debug)]
@@ -111,6 +120,9 @@ impl TcpStore {
                         addr: addr.to_string(),
                         options,
                         next_turn: Condvar::new(),
+                        writer: Mutex::new(stream.try_clone().ok()),
+                        waiting: AtomicBool::new(false),
+                        queued: AtomicUsize::new(0),
                         conn: Mutex::new(Conn {
                             stream: Some(stream),
                             buf: Vec::new(),
@@ -205,7 +217,7 @@ impl TcpStore {
         if turn.conn.stream.is_none() && turn.conn.closed == CLOSED_BY_CLOSE {
             return Ok(());
         }
-        match self.exchange_in(&mut turn.conn, &Frame::Goodbye, Duration::ZERO, "")? {
+        match self.exchange_in(&mut turn.conn, &Frame::Goodbye, Duration::ZERO, "", false)? {
             Frame::Ok => {
                 turn.conn.break_with(CLOSED_BY_CLOSE.into());
                 Ok(())
@@ -233,18 +245,21 @@ impl TcpStore {
         pick: impl FnOnce(Frame) -> Result<T, Frame>,
     ) -> Result<T, StoreError> {
         let mut turn = self.turn();
-        let reply = self.exchange_in(&mut turn.conn, request, extra, key)?;
+        let waits = matches!(request, Frame::Wait { .. });
+        let reply = self.exchange_in(&mut turn.conn, request, extra, key, waits)?;
         pick(reply).map_err(|other| turn.conn.unexpected(other, op))
     }
 
     /// Sends `request` on `conn` (this thread's turn) and returns its reply; refusals
-    /// become errors, and errors that leave the connection in doubt break it.
+    /// become errors, and errors that leave the connection in doubt break it. A
+    /// request that `waits` on the server may be nudged by other threads meanwhile.
     fn exchange_in(
         &self,
         conn: &mut Conn,
         request: &Frame,
         extra: Duration,
         key: &str,
+        waits: bool,
     ) -> Result<Frame, StoreError> {
         let bytes = frame::encode(request, &self.limits()).map_err(|e| match e {
             frame::FrameError::TooLarge { size, limit } => StoreError::TooLarge {
@@ -268,7 +283,14 @@ impl TcpStore {
             .checked_add(extra)
             .and_then(deadline_after);
         let limits = self.limits();
-        let result = exchange(stream, &mut conn.buf, &bytes, deadline, &limits, &self.addr);
+        let sent = {
+            let _writer = lock(&self.writer);
+            send(stream, &bytes, &self.addr)
+        };
+        let result = sent.and_then(|()| {
+            let _waiting = waits.then(|| self.begin_waiting());
+            receive(stream, &mut conn.buf, deadline, &limits, &self.addr)
+        });
         let reply = match result {
             Ok(reply) => reply,
             Err(e) => {
@@ -313,18 +335,96 @@ impl TcpStore {
         })
     }
 
-    /// Waits for this thread's turn on the connection.
+    /// Waits for this thread's turn on the connection, nudging a wait in progress.
     fn turn(&self) -> Turn<'_> {
+        // Announced before looking, as the waiting thread sets `waiting` before it
+        // looks at `queued`: one of the two sees the other and nudges.
+        self.queued.fetch_add(1, Ordering::SeqCst);
+        if self.waiting.load(Ordering::SeqCst) {
+            self.interrupt_wait();
+        }
         let mut conn = lock(&self.conn);
         let ticket = conn.next_ticket;
         conn.next_ticket += 1;
         while conn.serving != ticket {
             conn = self.next_turn.wait(conn).unwrap_or_else(|e| e.into_inner());
         }
+        self.queued.fetch_sub(1, Ordering::SeqCst);
         Turn {
             conn,
             next_turn: &self.next_turn,
         }
+    }
+
+    /// Marks a wait in progress (until the guard goes), nudging it at once if a
+    /// thread is in line already.
+    fn begin_waiting(&self) -> Waiting<'_> {
+        self.waiting.store(true, Ordering::SeqCst);
+        if self.queued.load(Ordering::SeqCst) > 0 {
+            self.interrupt_wait();
+        }
+        Waiting(&self.waiting)
+    }
+
+    /// Ends a wait of this client in progress on the server at once, as if its time
+    /// had run out: [`wait_once`](Self::wait_once) returns `Ok(false)`, and
+    /// [`Store::wait`] asks again (after other threads' requests). Does nothing when no
+    /// wait is in progress, or after the connection broke. Another thread's request
+    /// does this by itself; call it to stop a thread that waits in `wait_once`.
+    pub fn interrupt_wait(&self) {
+        let Ok(bytes) = frame::encode(&Frame::Nudge, &self.limits()) else {
+            return;
+        };
+        let writer = lock(&self.writer);
+        if let Some(mut stream) = writer.as_ref() {
+            // A failure here is the connection's: the waiting thread sees it.
+            let _ = stream.write_all(&bytes);
+        }
+    }
+
+    /// One wait on the server for every key of `keys`, at most `timeout`: `Ok(true)`
+    /// when they all exist, `Ok(false)` when the time ran out or the wait was cut
+    /// short ([`interrupt_wait`](Self::interrupt_wait), or a request of another
+    /// thread of this client). It costs the server one request however long it
+    /// lasts, and is the way to watch a key (a failure record, say) without polling.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::wait`], except that running out of time is `Ok(false)`.
+    pub fn wait_once(&self, keys: &[&str], timeout: Duration) -> Result<bool, StoreError> {
+        if keys.is_empty() {
+            return Ok(true);
+        }
+        keys.iter().try_for_each(|k| check_key(k))?;
+        let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        Ok(self.wait_round(keys, timeout)?.is_none())
+    }
+
+    /// One wait request: `None` when every key exists, else the keys still missing.
+    fn wait_round(
+        &self,
+        keys: Vec<String>,
+        timeout: Duration,
+    ) -> Result<Option<Vec<String>>, StoreError> {
+        let first = keys[0].clone();
+        let request = Frame::Wait {
+            keys,
+            timeout_ms: u64::try_from(timeout.as_micros().div_ceil(1000)).unwrap_or(u64::MAX),
+        };
+        self.call(&request, "wait", timeout, &first, |reply| match reply {
+            Frame::Ok => Ok(None),
+            Frame::WaitTimeout { missing } => Ok(Some(missing)),
+            other => Err(other),
+        })
+    }
+}
+
+/// A wait in progress, while it lives.
+struct Waiting<'a>(&'a AtomicBool);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
     }
 }
 
@@ -386,7 +486,9 @@ fn attempt(
         .min(left().max(Duration::from_secs(1)));
     let hello_deadline = deadline_after(hello_wait);
     let mut buf = Vec::new();
-    match exchange(&stream, &mut buf, &bytes, hello_deadline, &limits, addr) {
+    let reply = send(&stream, &bytes, addr)
+        .and_then(|()| receive(&stream, &mut buf, hello_deadline, &limits, addr));
+    match reply {
         Ok(Frame::Ok) => Ok(stream),
         Ok(Frame::Error {
             code: ErrorCode::Busy,
@@ -419,22 +521,29 @@ fn attempt(
     }
 }
 
-/// Writes `request` and reads one reply frame before `deadline`.
-fn exchange(
+fn io_error(op: &str, addr: &str, e: std::io::Error) -> StoreError {
+    StoreError::Io {
+        op: format!("{op} {addr}"),
+        error: e.to_string(),
+    }
+}
+
+/// Writes `request`.
+fn send(mut stream: &TcpStream, request: &[u8], addr: &str) -> Result<(), StoreError> {
+    stream
+        .write_all(request)
+        .map_err(|e| io_error("sending a request to", addr, e))
+}
+
+/// Reads one reply frame before `deadline`.
+fn receive(
     mut stream: &TcpStream,
     buf: &mut Vec<u8>,
-    request: &[u8],
     deadline: Option<Instant>,
     limits: &Limits,
     addr: &str,
 ) -> Result<Frame, StoreError> {
-    let io = |op: &str, e: std::io::Error| StoreError::Io {
-        op: format!("{op} {addr}"),
-        error: e.to_string(),
-    };
-    stream
-        .write_all(request)
-        .map_err(|e| io("sending a request to", e))?;
+    let io = |op: &str, e: std::io::Error| io_error(op, addr, e);
     let mut chunk = [0u8; 64 * 1024];
     loop {
         match frame::decode(buf, limits) {
@@ -506,8 +615,9 @@ impl Store for TcpStore {
         })
     }
 
-    /// Waits on the server in slices of at most 100 ms, so that other threads' requests
-    /// on this client get their turn in between.
+    /// One request that the server answers when the keys are there or the time is
+    /// up; a request of another thread of this client cuts it short, and it asks again
+    /// after that request.
     fn wait(&self, keys: &[&str], timeout: Duration) -> Result<(), StoreError> {
         if keys.is_empty() {
             return Ok(());
@@ -517,18 +627,10 @@ impl Store for TcpStore {
         let deadline = deadline_after(timeout);
         let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
         loop {
-            let left = deadline.map_or(WAIT_SLICE, |d| d.saturating_duration_since(Instant::now()));
-            let slice = left.min(WAIT_SLICE);
-            let request = Frame::Wait {
-                keys: keys.clone(),
-                timeout_ms: slice.as_micros().div_ceil(1000) as u64,
-            };
-            let missing = self.call(&request, "wait", slice, &keys[0], |reply| match reply {
-                Frame::Ok => Ok(None),
-                Frame::WaitTimeout { missing } => Ok(Some(missing)),
-                other => Err(other),
-            })?;
-            let Some(missing) = missing else {
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            let Some(missing) = self.wait_round(keys.clone(), left)? else {
                 return Ok(());
             };
             if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -537,6 +639,8 @@ impl Store for TcpStore {
                     waited: start.elapsed(),
                 });
             }
+            // Cut short for another thread's request: let it have its turn first.
+            thread::yield_now();
         }
     }
 

@@ -109,7 +109,7 @@ fn a_client_of_another_job_is_refused_at_once_naming_both_jobs() {
 }
 
 /// The resident set of process `pid`, and its peak, in KiB.
-fn memory_kib(pid: u32) -> (u64, u64) {
+pub(super) fn memory_kib(pid: u32) -> (u64, u64) {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     let field = |name: &str| {
         status
@@ -124,7 +124,7 @@ fn memory_kib(pid: u32) -> (u64, u64) {
 
 /// A store server in a process of its own (this test binary as `serve_child`), for
 /// measuring its memory; returns it and its address.
-fn serving_process(token: Option<&str>) -> (std::process::Child, String) {
+pub(super) fn serving_process(token: Option<&str>) -> (std::process::Child, String) {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
     cmd.args([
         "--ignored",

@@ -1,0 +1,204 @@
+//! [`rendezvous`]: every rank of a job meets in a store and gets rank 0's value, at
+//! a constant number of requests per rank whatever the job's size.
+
+use std::time::{Duration, Instant};
+
+use super::{Store, StoreError};
+
+/// The value of the `all` key once every rank has joined.
+const ALL_JOINED: &[u8] = b"ok";
+/// How long rank 0, having given up, waits for the waiting ranks to read whom it
+/// missed before it returns (and, typically, takes its store away).
+const VERDICT_WAIT: Duration = Duration::from_secs(2);
+
+/// Why a [`rendezvous`] failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RendezvousError {
+    /// Not every rank joined within the timeout (or rank 0 gave up on them first,
+    /// and said so).
+    #[error("{what} after {waited:?}; missing ranks {missing:?}")]
+    Missing {
+        /// What this rank waited for, and how it learned of the failure.
+        what: String,
+        /// The ranks that never joined (empty when it cannot be known: the store
+        /// went away first).
+        missing: Vec<usize>,
+        /// How long this rank waited.
+        waited: Duration,
+    },
+    /// The store refused a request or could not be reached.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The arguments do not describe a rank of a job.
+    #[error("rank {rank} of {size}: {reason}")]
+    InvalidArgument {
+        /// The rank given.
+        rank: usize,
+        /// The size given.
+        size: usize,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Every rank of a job of `size` calls this with its `rank`; each returns when all
+/// have joined, with the value rank 0 gave as `root_value` (the job's unique id,
+/// say). Keys live under `prefix`, which must be fresh for each meeting.
+///
+/// Each rank makes a constant number of requests whatever `size` is: it sets its own
+/// `{prefix}/joined/{rank}` key (used only to name the missing), adds one to the
+/// counter `{prefix}/joined`, and waits for one key, `{prefix}/all`, which the rank
+/// that brings the counter to `size` sets. On a [`TcpStore`](super::TcpStore) the
+/// wait is one request answered when the key appears: no rank polls.
+///
+/// Rank 0 gives up first-hand: at its timeout it writes the ranks it missed into
+/// `all`, so that every rank still waiting fails at once naming them, and waits (at
+/// most two seconds) until those ranks have read it before it returns. A rank that
+/// times out itself reads every rank's `joined` key once to name the missing.
+///
+/// # Errors
+///
+/// [`RendezvousError::Missing`] when not every rank joined in time (or rank 0 gave
+/// up first); [`RendezvousError::Store`] for a failure of the store;
+/// [`RendezvousError::InvalidArgument`] for a rank not below `size`, or rank 0
+/// without a value.
+///
+/// # Examples
+///
+/// ```
+/// use std::time::Duration;
+/// use collectives::store::{rendezvous, ClientOptions, ServerOptions, TcpStore, TcpStoreServer};
+///
+/// let server = TcpStoreServer::bind("127.0.0.1:0", ServerOptions::new())?;
+/// let addr = server.local_addr().to_string();
+/// let ranks: Vec<_> = (0..4)
+///     .map(|rank| {
+///         let addr = addr.clone();
+///         std::thread::spawn(move || {
+///             let store = TcpStore::connect(&addr, ClientOptions::new()).unwrap();
+///             let id = (rank == 0).then_some(&b"the job's id"[..]);
+///             rendezvous(&store, "job/7", rank, 4, id, Duration::from_secs(10)).unwrap()
+///         })
+///     })
+///     .collect();
+/// for r in ranks {
+///     assert_eq!(r.join().unwrap(), b"the job's id");
+/// }
+/// # Ok::<(), collectives::store::StoreError>(())
+/// ```
+pub fn rendezvous(
+    store: &dyn Store,
+    prefix: &str,
+    rank: usize,
+    size: usize,
+    root_value: Option<&[u8]>,
+    timeout: Duration,
+) -> Result<Vec<u8>, RendezvousError> {
+    let invalid = |reason: &str| RendezvousError::InvalidArgument {
+        rank,
+        size,
+        reason: reason.to_string(),
+    };
+    if rank >= size {
+        return Err(invalid("the rank must be below the size"));
+    }
+    if rank == 0 && root_value.is_none() {
+        return Err(invalid("rank 0 must give the value the others receive"));
+    }
+    let value_key = format!("{prefix}/value");
+    let all_key = format!("{prefix}/all");
+    if let (0, Some(value)) = (rank, root_value) {
+        store.set(&value_key, value)?;
+    }
+    store.set(
+        &format!("{prefix}/joined/{rank}"),
+        std::process::id().to_string().as_bytes(),
+    )?;
+    if store.add(&format!("{prefix}/joined"), 1)? == size as i64 {
+        // Unless rank 0 gave up on the job already (then this rank reads its verdict).
+        store.compare_set(&all_key, None, ALL_JOINED)?;
+    }
+    let start = Instant::now();
+    let missing_error = |what: &str, missing: Vec<usize>| RendezvousError::Missing {
+        what: what.to_string(),
+        missing,
+        waited: start.elapsed(),
+    };
+    const WHAT: &str = "waiting for every rank to join";
+    match store.wait(&[&all_key], timeout) {
+        Ok(()) => {}
+        Err(StoreError::Timeout { .. }) => {
+            let missing = missing_ranks(store, prefix, size)?;
+            if rank != 0 {
+                told(store, prefix, size, &missing);
+                return Err(missing_error(WHAT, missing));
+            }
+            let verdict = format!("missing {}", join_ranks(&missing));
+            // Unless the last rank counted itself meanwhile.
+            let now = store.compare_set(&all_key, None, verdict.as_bytes())?;
+            if now.as_deref() != Some(ALL_JOINED) {
+                if size > missing.len() + 1 {
+                    let _ = store.wait(&[&format!("{prefix}/told")], VERDICT_WAIT);
+                }
+                return Err(missing_error(WHAT, missing));
+            }
+        }
+        Err(StoreError::Closed { .. }) if rank != 0 => {
+            return Err(missing_error(
+                "the store closed while this rank waited for every rank to join (its \
+                 host gave up or exited; which ranks were missing is unknown here)",
+                Vec::new(),
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    }
+    let verdict = store.get(&all_key)?;
+    if let Some(text) = verdict.as_deref().and_then(|v| v.strip_prefix(b"missing ")) {
+        let missing: Vec<usize> = String::from_utf8_lossy(text)
+            .split(',')
+            .filter_map(|r| r.trim().parse().ok())
+            .collect();
+        told(store, prefix, size, &missing);
+        return Err(missing_error(
+            "waiting for every rank to join (rank 0 gave up)",
+            missing,
+        ));
+    }
+    store
+        .get(&value_key)?
+        .ok_or_else(|| missing_error("rank 0 joined without its value", vec![0]))
+}
+
+/// The ranks whose `joined/{rank}` key is absent (one request, with every key).
+fn missing_ranks(store: &dyn Store, prefix: &str, size: usize) -> Result<Vec<usize>, StoreError> {
+    let keys: Vec<String> = (0..size).map(|p| format!("{prefix}/joined/{p}")).collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    match store.wait(&refs, Duration::ZERO) {
+        Ok(()) => Ok(Vec::new()),
+        Err(StoreError::Timeout { missing, .. }) => Ok(missing
+            .iter()
+            .filter_map(|k| k.rsplit('/').next()?.parse().ok())
+            .collect()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Counts this rank among those that know the rendezvous failed; the last of the
+/// ranks that joined (rank 0 aside) sets `told`, which rank 0 waits for before it
+/// returns.
+fn told(store: &dyn Store, prefix: &str, size: usize, missing: &[usize]) {
+    let others = size.saturating_sub(missing.len() + 1) as i64;
+    if store.add(&format!("{prefix}/told_count"), 1).ok() == Some(others) {
+        let _ = store.set(&format!("{prefix}/told"), b"");
+    }
+}
+
+/// `1,3,5`.
+fn join_ranks(ranks: &[usize]) -> String {
+    ranks
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}

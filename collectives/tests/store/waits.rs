@@ -1,0 +1,275 @@
+//! Waits without polling: a wait is one request however long it lasts, a request of
+//! another thread of the client cuts it short and the wait goes on, `interrupt_wait`
+//! ends a `wait_once`; idle clients cost the server no thread of their own; and the
+//! rendezvous costs a constant number of requests per rank.
+
+use std::io::{Read, Write};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use collectives::store::frame::Frame;
+use collectives::store::{self, RendezvousError, ServerOptions, Store, StoreError, TcpStore};
+
+use super::{client, client_options, encode, greeted, server};
+
+#[test]
+fn a_wait_costs_the_server_one_request_however_long_it_lasts() {
+    let srv = server(ServerOptions::new());
+    let c = client(&srv);
+    let before = srv.requests();
+    let e = c.wait(&["never"], Duration::from_millis(700)).unwrap_err();
+    assert!(
+        matches!(&e, StoreError::Timeout { missing, .. } if missing == &["never"]),
+        "{e:?}"
+    );
+    assert_eq!(srv.requests() - before, 1);
+    // Answered when the key appears, by the one request.
+    let setter = client(&srv);
+    let before = srv.requests();
+    let t = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(300));
+        setter.set("later", b"x").unwrap();
+    });
+    c.wait(&["later"], Duration::from_secs(30)).unwrap();
+    t.join().unwrap();
+    assert_eq!(srv.requests() - before, 2, "the wait and the set");
+}
+
+#[test]
+fn another_threads_request_cuts_a_wait_short_and_the_wait_goes_on() {
+    let srv = server(ServerOptions::new());
+    let c = Arc::new(client(&srv));
+    let waiter = {
+        let c = c.clone();
+        thread::spawn(move || c.wait(&["k"], Duration::from_secs(60)))
+    };
+    thread::sleep(Duration::from_millis(200));
+    // Without the nudge these would queue behind the 60 s wait.
+    let start = Instant::now();
+    for i in 0..20 {
+        c.set(&format!("other/{i}"), b"1").unwrap();
+        assert_eq!(c.get("other/0").unwrap().as_deref(), Some(&b"1"[..]));
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(!waiter.is_finished(), "the wait ended without its key");
+    c.set("k", b"v").unwrap();
+    waiter.join().unwrap().unwrap();
+}
+
+#[test]
+fn interrupt_wait_ends_a_wait_once_and_a_set_key_ends_it_true() {
+    let srv = server(ServerOptions::new());
+    let c = Arc::new(client(&srv));
+    let waiter = {
+        let c = c.clone();
+        thread::spawn(move || c.wait_once(&["k"], Duration::from_secs(600)))
+    };
+    // A nudge that arrives before the wait is ignored: nudge until it ends.
+    let start = Instant::now();
+    while !waiter.is_finished() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "never interrupted"
+        );
+        c.interrupt_wait();
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!waiter.join().unwrap().unwrap());
+    // Its time running out is `false` too, and a key there already is `true`.
+    assert!(!c.wait_once(&["k"], Duration::from_millis(50)).unwrap());
+    c.set("k", b"v").unwrap();
+    assert!(c.wait_once(&["k"], Duration::from_secs(5)).unwrap());
+    // The client is still usable, and says so when closed.
+    c.close().unwrap();
+    assert!(matches!(
+        c.wait_once(&["k"], Duration::from_secs(1)),
+        Err(StoreError::Closed { .. })
+    ));
+}
+
+#[test]
+fn a_set_key_wakes_many_waiters_and_a_departed_waiter_sets_its_record() {
+    let srv = server(ServerOptions::new());
+    let addr = srv.local_addr().to_string();
+    let waiters: Vec<_> = (0..50)
+        .map(|_| {
+            let c = TcpStore::connect(&addr, client_options()).unwrap();
+            thread::spawn(move || c.wait(&["go", "go2"], Duration::from_secs(60)))
+        })
+        .collect();
+    let c = client(&srv);
+    // A waiter that dies during its wait (a raw connection: its end of stream is
+    // what the server sees of a killed process).
+    let doomed = greeted(&srv);
+    let register = Frame::OnDisconnectCreate {
+        key: "failed".into(),
+        value: b"doomed".to_vec(),
+    };
+    (&doomed).write_all(&encode(&register)).unwrap();
+    let mut ok = [0u8; 5];
+    (&doomed).read_exact(&mut ok).unwrap();
+    let wait = Frame::Wait {
+        keys: vec!["never".into()],
+        timeout_ms: 60_000,
+    };
+    (&doomed).write_all(&encode(&wait)).unwrap();
+    thread::sleep(Duration::from_millis(200));
+    c.set("go", b"").unwrap();
+    thread::sleep(Duration::from_millis(100));
+    assert!(waiters.iter().all(|w| !w.is_finished()), "woken by half");
+    c.set("go2", b"").unwrap();
+    for w in waiters {
+        w.join().unwrap().unwrap();
+    }
+    let start = Instant::now();
+    drop(doomed);
+    c.wait(&["failed"], Duration::from_secs(10)).unwrap();
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert_eq!(c.get("failed").unwrap().as_deref(), Some(&b"doomed"[..]));
+}
+
+#[test]
+fn a_thousand_idle_clients_cost_the_server_one_thread_and_little_memory() {
+    let (mut child, addr) = super::security::serving_process(None);
+    let pid = child.id();
+    let threads = || -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("Threads:"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap()
+    };
+    let (rss0, _) = super::security::memory_kib(pid);
+    let threads0 = threads();
+    let clients: Vec<TcpStore> = (0..1000)
+        .map(|i| {
+            let c = TcpStore::connect(&addr, client_options()).unwrap();
+            c.set(&format!("joined/{i}"), b"1").unwrap();
+            c
+        })
+        .collect();
+    // Every client waits, as a rank watching the failure key does.
+    let clients: Vec<Arc<TcpStore>> = clients.into_iter().map(Arc::new).collect();
+    let waits: Vec<_> = clients
+        .iter()
+        .map(|c| {
+            let c = c.clone();
+            thread::spawn(move || c.wait_once(&["failed"], Duration::from_secs(600)))
+        })
+        .collect();
+    thread::sleep(Duration::from_millis(500));
+    let (rss1, _) = super::security::memory_kib(pid);
+    assert_eq!(threads(), threads0, "a thread per connection");
+    let per_client = (rss1.saturating_sub(rss0)) * 1024 / 1000;
+    assert!(per_client < 16 * 1024, "{per_client} bytes per idle client");
+    // One failure record reaches them all.
+    clients[0].interrupt_wait();
+    let c = TcpStore::connect(&addr, client_options()).unwrap();
+    c.set("failed", b"rank 3").unwrap();
+    let mut ended = 0;
+    for w in waits {
+        // (Client 0's wait may have been cut short by the nudge.)
+        let _ = w.join().unwrap().unwrap();
+        ended += 1;
+    }
+    assert_eq!(ended, 1000);
+    drop(clients);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn the_rendezvous_gives_everyone_rank_zeros_value_at_constant_requests_per_rank() {
+    let srv = server(ServerOptions::new());
+    let addr = srv.local_addr().to_string();
+    let mut per_rank = Vec::new();
+    for size in [16usize, 128] {
+        let before = srv.requests();
+        let ranks: Vec<_> = (0..size)
+            .map(|rank| {
+                let addr = addr.clone();
+                thread::spawn(move || {
+                    let c = TcpStore::connect(&addr, client_options()).unwrap();
+                    let value = format!("id of job {size}");
+                    let v = (rank == 0).then_some(value.as_bytes());
+                    let got = store::rendezvous(
+                        &c,
+                        &format!("job/{size}"),
+                        rank,
+                        size,
+                        v,
+                        Duration::from_secs(60),
+                    );
+                    c.close().unwrap();
+                    got
+                })
+            })
+            .collect();
+        for r in ranks {
+            assert_eq!(
+                r.join().unwrap().unwrap(),
+                format!("id of job {size}").into_bytes()
+            );
+        }
+        per_rank.push((srv.requests() - before) as f64 / size as f64);
+    }
+    // hello, set, add, wait, two gets, goodbye (+ the last rank's compare_set, and
+    // a few nudged waits at most).
+    assert!(per_rank.iter().all(|r| *r <= 8.0), "{per_rank:?}");
+}
+
+#[test]
+fn a_rendezvous_missing_a_rank_names_it_on_every_rank_that_came() {
+    let srv = server(ServerOptions::new());
+    let addr = srv.local_addr().to_string();
+    let ranks: Vec<_> = [0usize, 1, 3]
+        .into_iter()
+        .map(|rank| {
+            let addr = addr.clone();
+            thread::spawn(move || {
+                let c = TcpStore::connect(&addr, client_options()).unwrap();
+                // Rank 0 gives up first; the others would wait far longer.
+                let timeout = if rank == 0 { 500 } else { 30_000 };
+                let start = Instant::now();
+                let e = store::rendezvous(
+                    &c,
+                    "j",
+                    rank,
+                    4,
+                    Some(b"id"),
+                    Duration::from_millis(timeout),
+                )
+                .unwrap_err();
+                (rank, e, start.elapsed())
+            })
+        })
+        .collect();
+    for r in ranks {
+        let (rank, e, took) = r.join().unwrap();
+        let RendezvousError::Missing { missing, what, .. } = &e else {
+            panic!("rank {rank}: {e:?}");
+        };
+        assert_eq!(missing, &[2], "rank {rank}: {e}");
+        if rank != 0 {
+            assert!(what.contains("rank 0 gave up"), "{what}");
+            assert!(took < Duration::from_secs(10), "{took:?}");
+        }
+    }
+    let c = client(&srv);
+    assert!(matches!(
+        store::rendezvous(&c, "k", 4, 4, None, Duration::from_secs(1)),
+        Err(RendezvousError::InvalidArgument {
+            rank: 4,
+            size: 4,
+            ..
+        })
+    ));
+    let e = store::rendezvous(&c, "k", 0, 4, None, Duration::from_secs(1)).unwrap_err();
+    assert!(e.to_string().contains("rank 0 must give"), "{e}");
+}

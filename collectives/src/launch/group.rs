@@ -24,10 +24,11 @@
 //!   (`launch::pmix`), with no store at all.
 //! - The job token (`NCCL_RS_STORE_TOKEN`), when set, is required by the hosted store
 //!   and presented by every client.
-//! - Keys of the `n`-th group named `name` made by this process live under
-//!   `nccl-rs/{name}/{n}`: every rank sets `joined/{rank}`; rank 0 first sets `id`
-//!   (the hex of a new [`UniqueId`]). Every rank waits, under the group's timeout, for
-//!   every `joined` key; the error names the store's address and the ranks missing.
+//! - The `n`-th group named `name` made by this process meets under the prefix
+//!   `nccl-rs/{name}/{n}` through [`store::rendezvous`], rank 0's value being the hex
+//!   of a new [`UniqueId`]: a constant number of requests per rank whatever the job's
+//!   size, and no polling. The error names the store's address and the ranks missing
+//!   (rank 0 tells the ranks still waiting whom it missed when it gives up).
 //! - On cuda, when `NCCL_COMM_ID` is set, NCCL's own path is used instead: every rank
 //!   asks NCCL for the id, which then names the bootstrap root at that address (rank
 //!   0 hosts it); the store, if any, still carries failures.
@@ -36,14 +37,14 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nccl_safe::{Device, DriverKind, UniqueId};
 
 use super::link::{Link, Place};
 use super::{Launch, Rendezvous, Source};
 use crate::state::lock;
-use crate::store::TcpStoreServer;
+use crate::store::{self, RendezvousError, TcpStoreServer};
 use crate::store::{
     ClientOptions, FileStore, ServerOptions, Store, StoreError, TcpStore, TorchStore,
 };
@@ -51,8 +52,6 @@ use crate::{Error, Options, ProcessGroup, Result};
 
 /// The variable that lets rank 0 serve the store to other hosts without a token.
 const INSECURE: &str = "NCCL_RS_STORE_INSECURE";
-/// How long one wait for the joining ranks lasts.
-const SLICE: Duration = Duration::from_millis(250);
 
 /// The store connection of one rank, and the server when this rank hosts it.
 struct Rendezvoused {
@@ -340,7 +339,8 @@ fn listen_addr(launch: &Launch, host: &str, port: u16) -> std::result::Result<St
     })
 }
 
-/// Rank 0 publishes a new id; every rank announces itself and waits for all.
+/// Rank 0 publishes a new id; every rank joins and reads it ([`store::rendezvous`]:
+/// a constant number of requests per rank, no polling).
 fn exchange_id(
     r: &Rendezvoused,
     prefix: &str,
@@ -349,64 +349,48 @@ fn exchange_id(
     device: &Device,
     options: &Options,
 ) -> Result<UniqueId> {
-    let store_err = |error: StoreError| Error::Store {
-        addr: r.addr.clone(),
-        error,
+    let id = match rank {
+        0 => Some(UniqueId::for_driver(device.driver())?.to_hex()),
+        _ => None,
     };
-    let id_key = format!("{prefix}/id");
-    if rank == 0 {
-        let id = UniqueId::for_driver(device.driver())?;
-        r.store
-            .set(&id_key, id.to_hex().as_bytes())
-            .map_err(store_err)?;
-    }
-    r.store
-        .set(
-            &format!("{prefix}/joined/{rank}"),
-            std::process::id().to_string().as_bytes(),
-        )
-        .map_err(store_err)?;
-    let keys: Vec<String> = (0..size).map(|p| format!("{prefix}/joined/{p}")).collect();
-    let key_refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let start = Instant::now();
-    let missing_error = |what: &str, missing: Vec<usize>| Error::Rendezvous {
-        addr: r.addr.clone(),
-        group: options.name.clone(),
+    let met: std::result::Result<Vec<u8>, RendezvousError> = store::rendezvous(
+        &*r.store,
+        prefix,
         rank,
-        what: what.to_string(),
-        missing,
-        waited: start.elapsed(),
-    };
-    // In slices, to know who is missing should the store go away meanwhile.
-    let mut missing: Vec<usize> = (0..size).collect();
-    loop {
-        let left = options.timeout.saturating_sub(start.elapsed());
-        match r.store.wait(&key_refs, left.min(SLICE)) {
-            Ok(()) => break,
-            Err(StoreError::Timeout { missing: keys, .. }) => {
-                missing = keys
-                    .iter()
-                    .filter_map(|k| k.rsplit('/').next()?.parse().ok())
-                    .collect();
-                if left <= SLICE {
-                    return Err(missing_error("waiting for every rank to join", missing));
-                }
-            }
-            Err(StoreError::Closed { .. }) if rank != 0 => {
-                return Err(missing_error(
-                    "the store closed while this rank waited for every rank to join (its \
-                     host, rank 0, gave up or exited)",
-                    missing,
-                ));
-            }
-            Err(e) => return Err(store_err(e)),
+        size,
+        id.as_ref().map(String::as_bytes),
+        options.timeout,
+    );
+    let hex = match met {
+        Ok(hex) => hex,
+        Err(RendezvousError::Missing {
+            what,
+            missing,
+            waited,
+        }) => {
+            return Err(Error::Rendezvous {
+                addr: r.addr.clone(),
+                group: options.name.clone(),
+                rank,
+                what,
+                missing,
+                waited,
+            });
         }
-    }
-    let Some(hex) = r.store.get(&id_key).map_err(store_err)? else {
-        return Err(missing_error(
-            "rank 0 joined without publishing the id",
-            vec![0],
-        ));
+        Err(RendezvousError::Store(error)) => {
+            return Err(Error::Store {
+                addr: r.addr.clone(),
+                error,
+            });
+        }
+        Err(e) => {
+            return Err(Error::Store {
+                addr: r.addr.clone(),
+                error: StoreError::Protocol {
+                    what: e.to_string(),
+                },
+            });
+        }
     };
     let text = String::from_utf8_lossy(&hex);
     Ok(UniqueId::from_hex(&text)?)

@@ -50,10 +50,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::recorder::Dump;
 use crate::state::{Failure, FailureSink, Inner, JobStore, lock};
-use crate::store::{Store, TcpStore, TcpStoreServer};
+use crate::store::{Store, StoreError, TcpStore, TcpStoreServer};
 
 /// How long a group's failure waits for its publication before its waiters wake.
 const PUBLISH_WAIT: Duration = Duration::from_secs(2);
+/// The longest one wait of the watching thread on a TCP store's failure key lasts
+/// (it ends at once when the key is set, or when nudged).
+const WATCH_ROUND: Duration = Duration::from_secs(600);
+/// How often stopping the watching thread nudges its wait again.
+const NUDGE_AGAIN: Duration = Duration::from_millis(50);
 
 /// How long a remote failure that names no rank waits before it is published.
 const ECHO_DELAY: Duration = Duration::from_millis(200);
@@ -497,6 +502,18 @@ impl Link {
             // The last reference may go on the link's own thread (it holds the group
             // briefly); it cannot wait for itself.
             if h.thread().id() != std::thread::current().id() {
+                if let Some(tcp) = &self.shared.tcp {
+                    // Its wait on the store ends at a nudge; one sent just before it
+                    // began is lost, so nudge until it is done.
+                    let mut nudged: Option<Instant> = None;
+                    while !h.is_finished() {
+                        if nudged.is_none_or(|t| t.elapsed() >= NUDGE_AGAIN) {
+                            tcp.interrupt_wait();
+                            nudged = Some(Instant::now());
+                        }
+                        std::thread::sleep(Duration::from_millis(2));
+                    }
+                }
                 let _ = h.join();
             }
         }
@@ -512,7 +529,9 @@ impl Shared {
                 if *stop && !*lock(&self.own) {
                     return; // Link::finish prints what is left
                 }
-                if !*lock(&self.own) {
+                // A TCP store is watched by a wait on the failure key (below), which
+                // costs the store nothing while it lasts; other stores are polled.
+                if self.tcp.is_none() && !*lock(&self.own) {
                     let (stop, _) = self
                         .wake
                         .wait_timeout(stop, self.interval)
@@ -525,11 +544,35 @@ impl Shared {
             if self.handle_own() {
                 return;
             }
+            if let Some(tcp) = &self.tcp {
+                match tcp.wait_once(&[&self.failed_key], WATCH_ROUND) {
+                    Ok(true) => {}
+                    // Cut short (a request of this process, or the stop), or a round
+                    // without news: look at the stop and this rank's own failure.
+                    Ok(false) => continue,
+                    Err(_) if self.handled.load(Ordering::Acquire) => {
+                        self.handle_own();
+                        return;
+                    }
+                    Err(e) => {
+                        self.lost_store(&e);
+                        return;
+                    }
+                }
+            }
             match self.store.get(&self.failed_key) {
                 Ok(None) => {}
                 Ok(Some(bytes)) => {
                     let (other, origin) = match JobFailure::parse(&bytes) {
-                        Ok(f) if f.pid == self.me.pid && f.rank == self.me.rank => continue,
+                        Ok(f) if f.pid == self.me.pid && f.rank == self.me.rank => {
+                            // This rank's own record: its publication ends this loop
+                            // (`handle_own`) once it is done; until then, sleep.
+                            let stop = lock(&self.stop);
+                            if !*stop && !*lock(&self.own) {
+                                let _ = self.wake.wait_timeout(stop, self.interval);
+                            }
+                            continue;
+                        }
                         Ok(f) => (f.describe(), Some(f.origin())),
                         Err(e) => (format!("a rank failed ({e})"), None),
                     };
@@ -565,16 +608,20 @@ impl Shared {
                     return;
                 }
                 Err(e) => {
-                    log::warn!(
-                        "group {} rank {}: lost the job's store ({e}); failures of other ranks \
-                         are no longer seen here",
-                        self.me.group,
-                        self.me.rank
-                    );
+                    self.lost_store(&e);
                     return;
                 }
             }
         }
+    }
+
+    fn lost_store(&self, e: &StoreError) {
+        log::warn!(
+            "group {} rank {}: lost the job's store ({e}); failures of other ranks are no \
+             longer seen here",
+            self.me.group,
+            self.me.rank
+        );
     }
 
     fn set_recorded(&self) {

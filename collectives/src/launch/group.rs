@@ -230,8 +230,7 @@ fn connect(
                 let bind = listen_addr(launch, host, *port).map_err(store_err)?;
                 let size = launch.world_size();
                 // Every rank may connect at once: room for all of them before hello.
-                let room = 2 * size + 64;
-                let mut opts = ServerOptions::new().max_connections(room).max_pending(room);
+                let mut opts = ServerOptions::for_job(size);
                 if let Some(token) = launch.token() {
                     opts = opts.token(token);
                 }

@@ -544,23 +544,18 @@ impl Shared {
             if self.handle_own() {
                 return;
             }
-            if let Some(tcp) = &self.tcp {
-                match tcp.wait_once(&[&self.failed_key], WATCH_ROUND) {
-                    Ok(true) => {}
+            let record = match &self.tcp {
+                // One wait that returns the record once it is set.
+                Some(tcp) => match tcp.wait_get(&self.failed_key, WATCH_ROUND) {
                     // Cut short (a request of this process, or the stop), or a round
                     // without news: look at the stop and this rank's own failure.
-                    Ok(false) => continue,
-                    Err(_) if self.handled.load(Ordering::Acquire) => {
-                        self.handle_own();
-                        return;
-                    }
-                    Err(e) => {
-                        self.lost_store(&e);
-                        return;
-                    }
-                }
-            }
-            match self.store.get(&self.failed_key) {
+                    Ok(None) => continue,
+                    Ok(Some(bytes)) => Ok(Some(bytes)),
+                    Err(e) => Err(e),
+                },
+                None => self.store.get(&self.failed_key),
+            };
+            match record {
                 Ok(None) => {}
                 Ok(Some(bytes)) => {
                     let (other, origin) = match JobFailure::parse(&bytes) {

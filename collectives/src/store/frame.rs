@@ -13,7 +13,7 @@
 //! | optional bytes/string | one tag byte, `0` = absent, `1` = present, then the value |
 //! | list of strings | `u32` LE count, then each string |
 //!
-//! Requests (client to server) have opcodes `0x01..=0x0a`, replies `0x81..=0x87`; see
+//! Requests (client to server) have opcodes `0x01..=0x0b`, replies `0x81..=0x87`; see
 //! [`Frame`] for each. A length over [`Limits::max_frame`] is rejected as soon as the
 //! four length bytes are in, before anything is allocated for the body; nothing a
 //! decoder allocates is larger than the body it was given.
@@ -165,6 +165,15 @@ pub enum Frame {
     /// connection sends it so that another thread's request need not wait for the
     /// wait's end.
     Nudge,
+    /// `0x0b`: block until `key` exists, at most `timeout_ms`, and read it. Reply:
+    /// [`Frame::Value`] with its value, or [`Frame::WaitTimeout`] (also when nudged).
+    /// What a rank watching the job's failure record uses: one request, no read after.
+    WaitGet {
+        /// The key.
+        key: String,
+        /// How long the server waits, in milliseconds.
+        timeout_ms: u64,
+    },
     /// `0x81`: the request succeeded and has nothing to return.
     Ok,
     /// `0x82`: a value, or its absence.
@@ -237,6 +246,7 @@ mod op {
     pub const ON_DISCONNECT_CREATE: u8 = 0x08;
     pub const GOODBYE: u8 = 0x09;
     pub const NUDGE: u8 = 0x0a;
+    pub const WAIT_GET: u8 = 0x0b;
     pub const OK: u8 = 0x81;
     pub const VALUE: u8 = 0x82;
     pub const INT: u8 = 0x83;
@@ -329,6 +339,9 @@ fn fields(frame: &Frame) -> (u8, Vec<Field<'_>>) {
         ),
         Frame::Goodbye => (op::GOODBYE, vec![]),
         Frame::Nudge => (op::NUDGE, vec![]),
+        Frame::WaitGet { key, timeout_ms } => {
+            (op::WAIT_GET, vec![Bytes(key.as_bytes()), U64(*timeout_ms)])
+        }
         Frame::Ok => (op::OK, vec![]),
         Frame::Value(v) => (op::VALUE, vec![OptBytes(v.as_deref())]),
         Frame::Int(v) => (op::INT, vec![U64(*v as u64)]),
@@ -441,6 +454,10 @@ pub fn decode(buf: &[u8], limits: &Limits) -> Result<Option<(Frame, usize)>, Fra
         },
         op::GOODBYE => Frame::Goodbye,
         op::NUDGE => Frame::Nudge,
+        op::WAIT_GET => Frame::WaitGet {
+            key: r.string("key")?,
+            timeout_ms: r.u64("timeout_ms")?,
+        },
         op::OK => Frame::Ok,
         op::VALUE => Frame::Value(r.opt_bytes("value")?),
         op::INT => Frame::Int(r.u64("value")? as i64),

@@ -60,6 +60,28 @@ impl ServerOptions {
         }
     }
 
+    /// Limits sized for a job of `world_size` ranks (the defaults of [`new`](Self::new)
+    /// where they are larger): room for two connections per rank plus 64 (a rank's
+    /// own and a tool's or a report's), all of which may be waiting for their hello at
+    /// once as a job starts; 64 keys and 64 KiB of keys and values per rank (a flight
+    /// record each, and the rendezvous). What [`ProcessGroup::from_env`] and
+    /// `nccl-run` serve their jobs with.
+    ///
+    /// [`ProcessGroup::from_env`]: crate::ProcessGroup::from_env
+    pub fn for_job(world_size: usize) -> ServerOptions {
+        let d = ServerOptions::new();
+        let room = world_size.saturating_mul(2).saturating_add(64);
+        ServerOptions {
+            max_connections: room.max(d.max_connections),
+            max_pending: room.max(d.max_pending),
+            max_keys: world_size.saturating_mul(64).max(d.max_keys),
+            max_stored_bytes: (world_size as u64)
+                .saturating_mul(64 << 10)
+                .max(d.max_stored_bytes),
+            ..d
+        }
+    }
+
     /// A shared secret every client must present in its hello (compared in constant
     /// time); connections without it are closed before any request runs. 1 to 4096
     /// bytes.

@@ -245,7 +245,7 @@ impl TcpStore {
         pick: impl FnOnce(Frame) -> Result<T, Frame>,
     ) -> Result<T, StoreError> {
         let mut turn = self.turn();
-        let waits = matches!(request, Frame::Wait { .. });
+        let waits = matches!(request, Frame::Wait { .. } | Frame::WaitGet { .. });
         let reply = self.exchange_in(&mut turn.conn, request, extra, key, waits)?;
         pick(reply).map_err(|other| turn.conn.unexpected(other, op))
     }
@@ -400,6 +400,27 @@ impl TcpStore {
         Ok(self.wait_round(keys, timeout)?.is_none())
     }
 
+    /// One wait on the server for `key`, at most `timeout`, that returns its value:
+    /// `Ok(Some(value))` once it exists, `Ok(None)` when the time ran out or the wait
+    /// was cut short (as [`wait_once`](Self::wait_once)). One request however long it
+    /// lasts, and none after: how a rank watches the job's failure record.
+    ///
+    /// # Errors
+    ///
+    /// As [`Store::get`].
+    pub fn wait_get(&self, key: &str, timeout: Duration) -> Result<Option<Vec<u8>>, StoreError> {
+        check_key(key)?;
+        let request = Frame::WaitGet {
+            key: key.to_string(),
+            timeout_ms: u64::try_from(timeout.as_micros().div_ceil(1000)).unwrap_or(u64::MAX),
+        };
+        self.call(&request, "wait_get", timeout, key, |reply| match reply {
+            Frame::Value(v) => Ok(v),
+            Frame::WaitTimeout { .. } => Ok(None),
+            other => Err(other),
+        })
+    }
+
     /// One wait request: `None` when every key exists, else the keys still missing.
     fn wait_round(
         &self,
@@ -544,7 +565,7 @@ fn receive(
     addr: &str,
 ) -> Result<Frame, StoreError> {
     let io = |op: &str, e: std::io::Error| io_error(op, addr, e);
-    let mut chunk = [0u8; 64 * 1024];
+    let mut chunk = [0u8; 16 * 1024];
     loop {
         match frame::decode(buf, limits) {
             Ok(Some((reply, used))) => {

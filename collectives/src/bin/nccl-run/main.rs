@@ -94,7 +94,7 @@ fn run(a: &args::Args) -> Result<u8, String> {
         None => ("127.0.0.1".to_string(), "127.0.0.1".to_string(), 0),
     };
     let server = if a.node_rank == 0 {
-        let mut opts = ServerOptions::new().max_connections(2 * a.nproc * a.nnodes + 64);
+        let mut opts = ServerOptions::for_job(a.nproc * a.nnodes);
         if let Some(t) = &token {
             opts = opts.token(t);
         }

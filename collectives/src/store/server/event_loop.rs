@@ -111,6 +111,8 @@ pub(super) struct Conn {
 pub(super) struct Wait {
     pub(super) keys: Vec<String>,
     pub(super) deadline: Option<Instant>,
+    /// A [`Frame::WaitGet`]: its reply is the value of its one key.
+    pub(super) get: bool,
 }
 
 impl Loop {
@@ -500,8 +502,9 @@ impl Loop {
         }
     }
 
-    /// Ends the wait of `c`: `Frame::Ok` when every key is there, else
-    /// [`Frame::WaitTimeout`] with the missing ones (its time ran out, or a nudge).
+    /// Ends the wait of `c`: `Frame::Ok` when every key is there (the value of a
+    /// [`Frame::WaitGet`]'s key), else [`Frame::WaitTimeout`] with the missing ones (its
+    /// time ran out, or a nudge).
     pub(super) fn end_wait(&mut self, id: u64, c: &mut Conn) {
         let Some(wait) = c.wait.take() else {
             return;
@@ -514,27 +517,42 @@ impl Loop {
                 }
             }
         }
-        let missing: Vec<String> = wait
-            .keys
-            .into_iter()
-            .filter(|k| !self.table.contains(k))
-            .collect();
-        let reply = if missing.is_empty() {
-            Frame::Ok
+        let reply = if wait.get && wait.keys.len() == 1 {
+            match self.table.get(&wait.keys[0]) {
+                Some(v) => Frame::Value(Some(v.clone())),
+                None => Frame::WaitTimeout { missing: wait.keys },
+            }
         } else {
-            Frame::WaitTimeout { missing }
+            let missing: Vec<String> = wait
+                .keys
+                .into_iter()
+                .filter(|k| !self.table.contains(k))
+                .collect();
+            if missing.is_empty() {
+                Frame::Ok
+            } else {
+                Frame::WaitTimeout { missing }
+            }
         };
         c.queue(&reply, &self.limits());
     }
 
     /// Parks the wait of `c` on the keys it misses.
-    pub(super) fn park(&mut self, id: u64, c: &mut Conn, keys: Vec<String>, timeout: Duration) {
+    pub(super) fn park(
+        &mut self,
+        id: u64,
+        c: &mut Conn,
+        keys: Vec<String>,
+        timeout: Duration,
+        get: bool,
+    ) {
         for key in keys.iter().filter(|k| !self.table.contains(k)) {
             self.waiters.entry(key.clone()).or_default().insert(id);
         }
         c.wait = Some(Wait {
             keys,
             deadline: super::super::deadline_after(timeout),
+            get,
         });
     }
 

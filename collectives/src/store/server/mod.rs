@@ -79,6 +79,7 @@ impl TcpStoreServer {
         if let Err(e) = raise_open_files(wanted) {
             log::warn!("store server {local}: {e}; connections past the limit will fail");
         }
+        widen_backlog(&listener, options.max_connections + options.max_pending);
         listener
             .set_nonblocking(true)
             .map_err(|e| io("configuring the listener of", e))?;
@@ -145,6 +146,22 @@ impl Drop for TcpStoreServer {
         if let Some(handle) = self.thread.take() {
             let _ = handle.join();
         }
+    }
+}
+
+/// Asks for a listen backlog of `wanted` connections (the kernel caps it at
+/// `net.core.somaxconn`) instead of the standard library's 128: a job's ranks connect
+/// at once, and connections past the backlog wait a second for their retried SYN.
+fn widen_backlog(listener: &TcpListener, wanted: usize) {
+    use std::os::fd::AsRawFd;
+    let backlog = libc::c_int::try_from(wanted.max(128)).unwrap_or(libc::c_int::MAX);
+    // SAFETY: `listen` on the descriptor this listener owns and keeps open; a second
+    // call on a listening socket only sets its backlog.
+    if unsafe { libc::listen(listener.as_raw_fd(), backlog) } != 0 {
+        log::debug!(
+            "store server: keeping the default backlog: {}",
+            std::io::Error::last_os_error()
+        );
     }
 }
 

@@ -62,7 +62,21 @@ impl Loop {
                         .collect();
                     Ok(Frame::WaitTimeout { missing })
                 } else {
-                    self.park(id, c, keys, Duration::from_millis(timeout_ms));
+                    self.park(id, c, keys, Duration::from_millis(timeout_ms), false);
+                    return;
+                }
+            }
+            Frame::WaitGet { key, timeout_ms } => {
+                if let Err(e) = check_key(&key) {
+                    c.queue(&refusal(&e), &limits);
+                    return;
+                }
+                if let Some(v) = self.table.get(&key) {
+                    Ok(Frame::Value(Some(v.clone())))
+                } else if timeout_ms == 0 {
+                    Ok(Frame::WaitTimeout { missing: vec![key] })
+                } else {
+                    self.park(id, c, vec![key], Duration::from_millis(timeout_ms), true);
                     return;
                 }
             }

@@ -123,6 +123,13 @@ fn child() {
     }
     println!("@@ sum {}", x.to_vec(&s).unwrap()[0]);
     assert_eq!(x.to_vec(&s).unwrap(), vec![n * (n + 1) / 2; 3]);
+    if scenario == "idle" {
+        std::thread::sleep(Duration::from_secs(3));
+        let start = Instant::now();
+        drop(pg);
+        println!("@@ closed in ms {}", start.elapsed().as_millis());
+        return;
+    }
     if scenario == "opt-out" {
         if rank == 1 {
             // SAFETY: kill(2) has no memory effects; this process ends here.
@@ -515,5 +522,48 @@ fn a_job_on_one_host_meets_on_loopback_whatever_its_host_name_resolves_to() {
         let (ok, lines, text) = finish(c);
         assert!(ok, "rank {rank}: {text}");
         assert_eq!(lines, ["sum 6"], "rank {rank}");
+    }
+}
+
+#[test]
+fn linked_groups_send_an_idle_store_nothing_and_close_at_once() {
+    // Each rank watches the job's failure record with one wait on the store: an idle
+    // job costs the store no request (it read the record every watchdog interval,
+    // 100 ms, before), and closing the group ends the wait at once.
+    use collectives::store::{ClientOptions, ServerOptions, Store, TcpStore, TcpStoreServer};
+    let server = TcpStoreServer::bind("127.0.0.1:0", ServerOptions::new()).unwrap();
+    let kids: Vec<Child> = (0..2)
+        .map(|r| {
+            let env = [
+                ("OMPI_COMM_WORLD_RANK", r.to_string()),
+                ("OMPI_COMM_WORLD_SIZE", "2".into()),
+                ("OMPI_COMM_WORLD_LOCAL_RANK", r.to_string()),
+                ("OMPI_COMM_WORLD_LOCAL_SIZE", "2".into()),
+                ("NCCL_RS_STORE", server.url()),
+            ];
+            spawn("idle", &env)
+        })
+        .collect();
+    // Every rank has met once `all` is set; then a first all-reduce, and the groups
+    // idle for 3 s.
+    let watcher =
+        TcpStore::connect(&server.local_addr().to_string(), ClientOptions::new()).unwrap();
+    watcher
+        .wait(&["nccl-rs/default/1/all"], Duration::from_secs(30))
+        .unwrap();
+    watcher.close().unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let before = server.requests();
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(server.requests(), before, "requests from an idle job");
+    for kid in kids {
+        let (ok, lines, text) = finish(kid);
+        assert!(ok, "{text}");
+        let closed: u64 = lines
+            .iter()
+            .find_map(|l| l.strip_prefix("closed in ms "))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(closed < 3000, "closing took {closed} ms");
     }
 }

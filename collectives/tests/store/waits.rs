@@ -93,6 +93,64 @@ fn interrupt_wait_ends_a_wait_once_and_a_set_key_ends_it_true() {
 }
 
 #[test]
+fn wait_get_returns_the_value_once_set_and_none_when_cut_short_or_out_of_time() {
+    let srv = server(ServerOptions::new());
+    let c = Arc::new(client(&srv));
+    assert_eq!(c.wait_get("k", Duration::from_millis(50)).unwrap(), None);
+    let setter = client(&srv);
+    let before = srv.requests();
+    let t = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(200));
+        setter.set("k", b"the record").unwrap();
+    });
+    let got = c.wait_get("k", Duration::from_secs(60)).unwrap();
+    assert_eq!(got.as_deref(), Some(&b"the record"[..]));
+    t.join().unwrap();
+    assert_eq!(
+        srv.requests() - before,
+        2,
+        "the wait and the set, no read after"
+    );
+    // Already there: at once.
+    assert_eq!(
+        c.wait_get("k", Duration::ZERO).unwrap().as_deref(),
+        Some(&b"the record"[..])
+    );
+    // Cut short.
+    let waiter = {
+        let c = c.clone();
+        thread::spawn(move || c.wait_get("absent", Duration::from_secs(600)))
+    };
+    let start = Instant::now();
+    while !waiter.is_finished() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "never interrupted"
+        );
+        c.interrupt_wait();
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(waiter.join().unwrap().unwrap(), None);
+    assert!(matches!(
+        c.wait_get("", Duration::ZERO),
+        Err(StoreError::InvalidKey { .. })
+    ));
+}
+
+#[test]
+fn limits_for_a_job_follow_its_size() {
+    // Past the default limit of 1,024 connections.
+    let srv = store::TcpStoreServer::bind("127.0.0.1:0", ServerOptions::for_job(1100)).unwrap();
+    let addr = srv.local_addr().to_string();
+    let clients: Vec<TcpStore> = (0..1100)
+        .map(|_| TcpStore::connect(&addr, client_options()).unwrap())
+        .collect();
+    assert_eq!(srv.connections(), 1100);
+    clients[1099].set("last", b"in").unwrap();
+    drop(clients);
+}
+
+#[test]
 fn a_set_key_wakes_many_waiters_and_a_departed_waiter_sets_its_record() {
     let srv = server(ServerOptions::new());
     let addr = srv.local_addr().to_string();

@@ -44,6 +44,8 @@ fn frame() -> impl Strategy<Value = Frame> {
         text().prop_map(|key| Frame::Delete { key }),
         (text(), bytes()).prop_map(|(key, value)| Frame::OnDisconnectCreate { key, value }),
         Just(Frame::Goodbye),
+        Just(Frame::Nudge),
+        (text(), any::<u64>()).prop_map(|(key, timeout_ms)| Frame::WaitGet { key, timeout_ms }),
         Just(Frame::Ok),
         option::of(bytes()).prop_map(Frame::Value),
         any::<i64>().prop_map(Frame::Int),
@@ -60,7 +62,7 @@ fn frame() -> impl Strategy<Value = Frame> {
 
 /// Bytes that often look like a frame: a plausible length, a real opcode, noise.
 fn frame_like() -> impl Strategy<Value = Vec<u8>> {
-    let opcodes = prop_oneof![(1u8..=9), (0x81u8..=0x87), any::<u8>()];
+    let opcodes = prop_oneof![(1u8..=0x0b), (0x81u8..=0x87), any::<u8>()];
     (opcodes, vec(any::<u8>(), 0..48), any::<i8>()).prop_map(|(op, body, skew)| {
         let len = (body.len() as i64 + 1 + i64::from(skew % 4)).max(0) as u32;
         let mut out = len.to_le_bytes().to_vec();

@@ -9,6 +9,7 @@
 //!
 //! | feature | first release | release notes |
 //! |---|---|---|
+//! | several bootstrap roots (`ncclCommInitRankScalable`) | 2.23.4 | the 2.23.4 release's `nccl.h` first declares it ("Allows to use more than one ncclUniqueId") |
 //! | fp8 data types (`ncclFloat8e4m3`, `ncclFloat8e5m2`) | 2.24.3 | "Add support for e5m2 and e4m3 8-bit floating point operations" |
 //! | shrink (`ncclCommShrink`) | 2.27.3 | "Add a new ncclCommShrink() API call" |
 //! | window registration (`ncclCommWindowRegister`) | 2.27.3 | "ncclCommWindowRegister() and ncclCommWindowDeregister()" |
@@ -77,6 +78,9 @@ pub fn cuda_header_version() -> Version {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Feature {
+    /// `ncclCommInitRankScalable`: a communicator's init with several unique ids, one
+    /// bootstrap root each ([`Communicator::init_scalable`](crate::Communicator::init_scalable)).
+    ScalableInit,
     /// The fp8 data types ([`F8E4M3`](crate::F8E4M3), [`F8E5M2`](crate::F8E5M2)).
     Fp8,
     /// `ncclCommShrink`.
@@ -101,7 +105,8 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, oldest first.
-    pub const ALL: [Feature; 9] = [
+    pub const ALL: [Feature; 10] = [
+        Feature::ScalableInit,
         Feature::Fp8,
         Feature::Shrink,
         Feature::WindowRegistration,
@@ -116,6 +121,7 @@ impl Feature {
     /// The first NCCL release with it (the module's table).
     pub const fn min_version(self) -> Version {
         match self {
+            Feature::ScalableInit => Version::new(2, 23, 4),
             Feature::Fp8 => Version::new(2, 24, 3),
             Feature::Shrink | Feature::WindowRegistration => Version::new(2, 27, 3),
             Feature::AllToAll | Feature::Gather | Feature::Scatter => Version::new(2, 28, 3),
@@ -128,6 +134,7 @@ impl Feature {
     /// The NCCL function that provides it (`None` for the fp8 data types).
     pub const fn symbol(self) -> Option<&'static str> {
         match self {
+            Feature::ScalableInit => Some("ncclCommInitRankScalable"),
             Feature::Fp8 => None,
             Feature::Shrink => Some("ncclCommShrink"),
             Feature::WindowRegistration => Some("ncclCommWindowRegister"),
@@ -143,6 +150,7 @@ impl Feature {
     /// A short name.
     pub const fn name(self) -> &'static str {
         match self {
+            Feature::ScalableInit => "several bootstrap roots",
             Feature::Fp8 => "fp8 data types",
             Feature::Shrink => "shrink",
             Feature::WindowRegistration => "window registration",

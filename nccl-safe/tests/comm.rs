@@ -24,6 +24,8 @@ mod limits;
 mod props;
 #[path = "comm/reshape.rs"]
 mod reshape;
+#[path = "comm/scalable.rs"]
+mod scalable;
 #[path = "comm/size_one.rs"]
 mod size_one;
 #[path = "comm/values.rs"]

@@ -8,6 +8,8 @@ fn each_feature_needs_its_version_and_its_symbol() {
     let all = |_: &str| true;
     let old = NcclFeatures::of(Version::new(2, 21, 5), all);
     assert!(Feature::ALL.iter().all(|&f| !old.supports(f)), "{old:?}");
+    let v2234 = NcclFeatures::of(Version::new(2, 23, 4), all);
+    assert!(v2234.supports(Feature::ScalableInit) && !v2234.supports(Feature::Fp8));
     let v224 = NcclFeatures::of(Version::new(2, 24, 3), all);
     assert!(v224.supports(Feature::Fp8));
     assert!(!v224.supports(Feature::Shrink));

@@ -782,11 +782,39 @@ impl Communicator {
             });
         }
         check_rank("communicator init", "rank", rank, size)?;
+        Self::init_checked(
+            device,
+            rank,
+            size,
+            std::slice::from_ref(id.as_bytes()),
+            config,
+            wait,
+            together,
+        )
+    }
+
+    /// [`Communicator::init_scalable`]'s init, its arguments checked.
+    pub(super) fn init_ids(
+        device: &Device,
+        rank: usize,
+        size: usize,
+        ids: &[[u8; 128]],
+        config: &Config,
+    ) -> Result<Communicator> {
+        Self::init_checked(device, rank, size, ids, config, config.is_blocking(), 1)
+    }
+
+    fn init_checked(
+        device: &Device,
+        rank: usize,
+        size: usize,
+        ids: &[[u8; 128]],
+        config: &Config,
+        wait: bool,
+        together: usize,
+    ) -> Result<Communicator> {
         config.validate()?;
-        let imp = device
-            .inner
-            .imp
-            .init_comm(id.as_bytes(), rank, size, config, wait)?;
+        let imp = device.inner.imp.init_comm(ids, rank, size, config, wait)?;
         let comm = Communicator {
             inner: CommInner::new(device.clone(), rank, size, config.clone(), imp, together),
         };

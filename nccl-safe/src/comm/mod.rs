@@ -12,6 +12,7 @@ mod group;
 mod id;
 mod label;
 mod reshape;
+mod scalable;
 
 pub use collectives::ReduceOp;
 pub use communicator::{AbortHandle, Communicator, wait_for_teardowns};

@@ -175,36 +175,59 @@ impl CudaComm {
     }
 
     /// Starts this rank's init under the device's NCCL lock (not held by the caller);
-    /// the caller waits for readiness (polling [`CudaComm::is_ready`]). When NCCL
+    /// the caller waits for readiness (polling [`CudaComm::is_ready`]). One id is
+    /// `ncclCommInitRankConfig`; several are `ncclCommInitRankScalable` (one bootstrap
+    /// root per id), which the caller has checked the loaded NCCL has. When NCCL
     /// fails the call but made a communicator, it is aborted after the lock is
     /// released.
     pub fn init(
         device: &CudaDevice,
         rank: usize,
         size: usize,
-        id: &sys::ncclUniqueId,
+        ids: &[sys::ncclUniqueId],
         config: &Config,
     ) -> Result<CudaComm> {
         let lib = lib()?;
         let mut cfg = RawConfig::new(config)?;
         let mut comm: sys::ncclComm_t = ptr::null_mut();
+        let mut ids = ids.to_vec();
+        let call = if ids.len() == 1 {
+            "ncclCommInitRankConfig"
+        } else {
+            "ncclCommInitRankScalable"
+        };
         let rc = {
             let _guard = device.nccl_lock();
             let _ctx = device.bind()?;
-            // SAFETY: valid out-pointer and id; the config (and its strings) stay on
-            // the heap with the communicator.
-            unsafe {
-                lib.ncclCommInitRankConfig(
-                    &mut comm,
-                    size as i32,
-                    *id,
-                    rank as i32,
-                    cfg.as_mut_ptr(),
-                )?
+            if let [id] = ids[..] {
+                // SAFETY: valid out-pointer and id; the config (and its strings) stay
+                // on the heap with the communicator.
+                unsafe {
+                    lib.ncclCommInitRankConfig(
+                        &mut comm,
+                        size as i32,
+                        id,
+                        rank as i32,
+                        cfg.as_mut_ptr(),
+                    )?
+                }
+            } else {
+                // SAFETY: valid out-pointer; `ids` holds `ids.len()` ids and outlives
+                // the call (NCCL copies what it keeps); the config as above.
+                unsafe {
+                    lib.ncclCommInitRankScalable(
+                        &mut comm,
+                        size as i32,
+                        rank as i32,
+                        ids.len() as i32,
+                        ids.as_mut_ptr(),
+                        cfg.as_mut_ptr(),
+                    )?
+                }
             }
         };
         let created = CudaComm::from_parts(comm, cfg);
-        if let Err(e) = started("ncclCommInitRankConfig", rc) {
+        if let Err(e) = started(call, rc) {
             if !comm.is_null() {
                 let _ = created.free_now(device, "ncclCommAbort");
             }
@@ -213,10 +236,6 @@ impl CudaComm {
         Ok(created)
     }
 
-    /// One communicator per device, created in one NCCL group. The devices' NCCL locks
-    /// are taken in ordinal order (as every multi-device call takes them); the group is
-    /// ended on every path, and on an error the communicators already created are
-    /// aborted. The caller waits for readiness.
     pub fn init_all(
         devices: &[std::sync::Arc<CudaDevice>],
         id: &sys::ncclUniqueId,

@@ -168,12 +168,12 @@ impl DeviceImpl {
         })
     }
 
-    /// Starts joining rank `rank` of `size` under `id`. On the sim, `wait` blocks until
-    /// every rank has joined, at most `config`'s call timeout; cuda's `config` says
-    /// whether NCCL blocks.
+    /// Starts joining rank `rank` of `size` under `ids` (one, or one per bootstrap
+    /// root). On the sim, `wait` blocks until every rank has joined, at most
+    /// `config`'s call timeout; cuda's `config` says whether NCCL blocks.
     pub fn init_comm(
         &self,
-        id: &[u8; 128],
+        ids: &[[u8; 128]],
         rank: usize,
         size: usize,
         config: &Config,
@@ -181,7 +181,7 @@ impl DeviceImpl {
     ) -> Result<CommImpl> {
         match self {
             DeviceImpl::Sim(d) => {
-                if crate::sim::is_grow_id(id) {
+                if ids.iter().any(crate::sim::is_grow_id) {
                     return Err(Error::InvalidArgument {
                         op: "communicator init",
                         reason: "this id was made by grow_id for a grow: a new rank joins \
@@ -189,15 +189,22 @@ impl DeviceImpl {
                             .into(),
                     });
                 }
+                // Several roots meet at one root named by the whole list: ranks that
+                // were given different lists do not meet (and time out).
+                let id = match ids {
+                    [id] => *id,
+                    _ => crate::sim::combined_id(ids),
+                };
                 // A blocking init waits at most the call timeout, as on cuda.
                 let wait = wait.then_some(config.call_timeout);
                 Ok(CommImpl::Sim(SimCommunicator::join(
-                    id, rank, size, d, wait,
+                    &id, rank, size, d, wait,
                 )?))
             }
             DeviceImpl::Cuda(d) => {
-                refuse_sim_id(id)?;
-                let comm = CudaComm::init(d, rank, size, &crate::cuda::raw_id(id), config)?;
+                ids.iter().try_for_each(refuse_sim_id)?;
+                let raw: Vec<_> = ids.iter().map(crate::cuda::raw_id).collect();
+                let comm = CudaComm::init(d, rank, size, &raw, config)?;
                 Ok(CommImpl::Cuda {
                     comm,
                     device: d.clone(),

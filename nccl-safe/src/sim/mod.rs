@@ -58,7 +58,7 @@ use std::time::{Duration, Instant};
 use crate::{Error, Result};
 
 pub(crate) use memory::{HostAlloc, POISON, SimDevice};
-pub(crate) use rendezvous::{is_grow_id, root_name};
+pub(crate) use rendezvous::{combined_id, is_grow_id, root_name};
 pub(crate) use stream::{SimEvent, SimGate, SimStream};
 
 /// The sim's settings, read once from the environment.

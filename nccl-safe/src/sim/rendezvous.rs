@@ -513,6 +513,22 @@ pub(crate) fn is_grow_id(id: &[u8; 128]) -> bool {
     id[..8] == *crate::base::id::SIM_MAGIC && id[40..45] == *GROW_TAG
 }
 
+/// The one id under which the sim's ranks meet when given several
+/// (`Communicator::init_scalable`): a hash of the whole list, in order, so that ranks
+/// given the same list meet and ranks given different lists do not.
+pub(crate) fn combined_id(ids: &[[u8; 128]]) -> [u8; 128] {
+    let mut out = [0u8; 128];
+    out[..8].copy_from_slice(crate::base::id::SIM_MAGIC);
+    for (i, chunk) in out[8..].chunks_mut(8).enumerate() {
+        let seed = 0xcbf2_9ce4_8422_2325u64 ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let h = ids.iter().flatten().fold(seed, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
+        });
+        chunk.copy_from_slice(&h.to_le_bytes());
+    }
+    out
+}
+
 /// Connects to the root of `addr`, hosting it first when there is none. The root of
 /// a grow's id (`spent_after`) keeps its name once the grow completed, refusing later
 /// joiners (NCCL: each id from `ncclCommGetUniqueId` is used once).

@@ -216,6 +216,35 @@ impl ProcessGroup {
         Self::build(comm, options, Some(*id.as_bytes()), Lineage::first())
     }
 
+    /// Joins rank `rank` of `size` whose communicator's bootstrap is spread over
+    /// several roots, one per id of `ids`
+    /// ([`Communicator::init_scalable`]: each id made by a different rank, every rank
+    /// passing the same ids in the same order); one id is [`ProcessGroup::new`].
+    /// [`ProcessGroup::from_env`] does this by itself for jobs of more than
+    /// `NCCL_RS_RANKS_PER_ROOT` ranks (128 by default).
+    ///
+    /// # Errors
+    ///
+    /// As [`Communicator::init_scalable`] and [`ProcessGroup::new`].
+    pub fn new_scalable(
+        device: &Device,
+        rank: usize,
+        size: usize,
+        ids: &[UniqueId],
+        options: Options,
+    ) -> Result<ProcessGroup> {
+        if let [id] = ids {
+            return Self::new(device, rank, size, id, options);
+        }
+        let config = group_config(&options);
+        options.validate()?;
+        check_for_driver(&options, device)?;
+        let _span = crate::trace::init(&options.name, rank, size);
+        let comm = Communicator::init_scalable(device, rank, size, ids, &config)?;
+        let key = ids.first().map(|id| *id.as_bytes());
+        Self::build(comm, options, key, Lineage::first())
+    }
+
     /// A group over an existing communicator, blocking or not (both can be aborted on
     /// a timeout: the library's communicators are non-blocking underneath). Like
     /// [`ProcessGroup::new`], building is collective: with [`InitWait::Block`] and

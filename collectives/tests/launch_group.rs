@@ -567,3 +567,46 @@ fn linked_groups_send_an_idle_store_nothing_and_close_at_once() {
         assert!(closed < 3000, "closing took {closed} ms");
     }
 }
+
+#[test]
+fn a_job_past_the_ranks_per_root_meets_with_one_bootstrap_root_each() {
+    // NCCL_RS_RANKS_PER_ROOT=1: each of the 3 ranks hosts a root (the default, 128,
+    // would give a job this small one root).
+    use collectives::store::{ClientOptions, ServerOptions, Store, TcpStore, TcpStoreServer};
+    let server = TcpStoreServer::bind("127.0.0.1:0", ServerOptions::new()).unwrap();
+    let env_of = |r: usize, per_root: &str| {
+        vec![
+            ("OMPI_COMM_WORLD_RANK", r.to_string()),
+            ("OMPI_COMM_WORLD_SIZE", "3".into()),
+            ("OMPI_COMM_WORLD_LOCAL_RANK", r.to_string()),
+            ("OMPI_COMM_WORLD_LOCAL_SIZE", "3".into()),
+            ("NCCL_RS_STORE", server.url()),
+            ("NCCL_RS_RANKS_PER_ROOT", per_root.to_string()),
+        ]
+    };
+    let kids: Vec<Child> = (0..3).map(|r| spawn("sum", &env_of(r, "1"))).collect();
+    for kid in kids {
+        let (ok, lines, text) = finish(kid);
+        assert!(ok, "{text}");
+        assert_eq!(lines, ["sum 6"]);
+    }
+    let c = TcpStore::connect(&server.local_addr().to_string(), ClientOptions::new()).unwrap();
+    let ids = c.get("nccl-rs/default/1/value").unwrap().unwrap();
+    let ids = String::from_utf8(ids).unwrap();
+    let ids: Vec<&str> = ids.split(',').collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+    for (k, id) in ids.iter().enumerate().skip(1) {
+        let root = c
+            .get(&format!("nccl-rs/default/1/root/{k}"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(root, id.as_bytes(), "root {k}");
+    }
+    // A value that is not a count of ranks is refused, naming the variable.
+    let (ok, lines, text) = finish(spawn("sum", &env_of(0, "0")));
+    assert!(!ok, "{text}");
+    assert!(
+        lines[0].contains("NCCL_RS_RANKS_PER_ROOT = 0 is invalid"),
+        "{text}"
+    );
+}

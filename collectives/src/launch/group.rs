@@ -151,13 +151,13 @@ impl ProcessGroup {
             };
             return crate::heal::join_as_replacement(device, js, r.server, options);
         }
-        let id = match &rdv {
-            _ if comm_id => UniqueId::nccl()?,
-            None => UniqueId::for_driver(device.driver())?,
-            Some(r) => exchange_id(r, &prefix, rank, size, device, &options)?,
+        let ids = match &rdv {
+            _ if comm_id => vec![UniqueId::nccl()?],
+            None => vec![UniqueId::for_driver(device.driver())?],
+            Some(r) => exchange_ids(r, &prefix, rank, size, device, &options)?,
         };
         let propagate = options.propagate_failures;
-        let pg = ProcessGroup::new(device, rank, size, &id, options)?;
+        let pg = ProcessGroup::new_scalable(device, rank, size, &ids, options)?;
         if let (Some(r), true) = (rdv, propagate) {
             // Under nccl-run the launcher prints the job's hang report; else rank 0.
             let report = launch.launcher != crate::launch::Launcher::NcclRun;
@@ -338,20 +338,124 @@ fn listen_addr(launch: &Launch, host: &str, port: u16) -> std::result::Result<St
     })
 }
 
-/// Rank 0 publishes a new id; every rank joins and reads it ([`store::rendezvous`]:
-/// a constant number of requests per rank, no polling).
-fn exchange_id(
+/// The variable that sets how many ranks share one bootstrap root of NCCL's init.
+const RANKS_PER_ROOT_VAR: &str = "NCCL_RS_RANKS_PER_ROOT";
+/// Its default (PyTorch's `TORCH_NCCL_RANKS_PER_ROOT` has the same).
+const RANKS_PER_ROOT: usize = 128;
+
+/// How many ranks share one bootstrap root: `NCCL_RS_RANKS_PER_ROOT`, else 128.
+fn ranks_per_root() -> Result<usize> {
+    match std::env::var(RANKS_PER_ROOT_VAR) {
+        Err(_) => Ok(RANKS_PER_ROOT),
+        Ok(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| Error::InvalidOption {
+                option: RANKS_PER_ROOT_VAR,
+                value: v,
+                reason: "a whole number of ranks per bootstrap root, at least 1".into(),
+            }),
+    }
+}
+
+/// The ranks that host a bootstrap root when `size` ranks have `roots` roots: the
+/// first rank of each root's share, rank 0 first.
+fn root_ranks(size: usize, roots: usize) -> Vec<usize> {
+    (0..roots).map(|k| k * size / roots).collect()
+}
+
+/// The unique ids of the group's init: one (rank 0's) for a job of at most
+/// `NCCL_RS_RANKS_PER_ROOT` ranks (128 by default), else one per root where the
+/// driver can use several ([`Communicator::init_scalable`](nccl_safe::Communicator::init_scalable):
+/// the sim, or NCCL 2.23.4 and newer), so that NCCL's bootstrap does not funnel every
+/// rank through one root. Each root rank makes its own id and sets
+/// `root/{k}` (`none` when its NCCL cannot use several); rank 0 gathers them (or, if
+/// any root said `none`, keeps its own alone) and every rank receives the list through
+/// [`store::rendezvous`]: a constant number of requests per rank, and one per root for
+/// rank 0.
+fn exchange_ids(
     r: &Rendezvoused,
     prefix: &str,
     rank: usize,
     size: usize,
     device: &Device,
     options: &Options,
-) -> Result<UniqueId> {
-    let id = match rank {
-        0 => Some(UniqueId::for_driver(device.driver())?.to_hex()),
+) -> Result<Vec<UniqueId>> {
+    let store_err = |error: StoreError| Error::Store {
+        addr: r.addr.clone(),
+        error,
+    };
+    let roots = size.div_ceil(ranks_per_root()?);
+    let several = roots > 1
+        && match device.driver() {
+            DriverKind::Sim => true,
+            DriverKind::Cuda => nccl_safe::nccl_features()
+                .is_ok_and(|f| f.supports(nccl_safe::Feature::ScalableInit)),
+        };
+    let hosts = if roots > 1 {
+        root_ranks(size, roots)
+    } else {
+        vec![0]
+    };
+    if let Some(k) = hosts.iter().position(|&h| h == rank).filter(|&k| k > 0) {
+        let mine = if several {
+            UniqueId::for_driver(device.driver())?.to_hex()
+        } else {
+            "none".to_string()
+        };
+        r.store
+            .set(&format!("{prefix}/root/{k}"), mine.as_bytes())
+            .map_err(store_err)?;
+    }
+    let value = match rank {
+        0 => {
+            let mut ids = vec![UniqueId::for_driver(device.driver())?.to_hex()];
+            if hosts.len() > 1 {
+                let keys: Vec<String> = (1..hosts.len())
+                    .map(|k| format!("{prefix}/root/{k}"))
+                    .collect();
+                let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+                match r.store.wait(&refs, options.timeout) {
+                    Ok(()) => {}
+                    Err(StoreError::Timeout { missing, waited }) => {
+                        let missing = missing
+                            .iter()
+                            .filter_map(|k| k.rsplit('/').next()?.parse::<usize>().ok())
+                            .map(|k| hosts[k])
+                            .collect();
+                        return Err(Error::Rendezvous {
+                            addr: r.addr.clone(),
+                            group: options.name.clone(),
+                            rank,
+                            what: "waiting for the ids of the bootstrap roots".into(),
+                            missing,
+                            waited,
+                        });
+                    }
+                    Err(e) => return Err(store_err(e)),
+                }
+                let mut theirs = Vec::with_capacity(keys.len());
+                for key in &keys {
+                    let v = r.store.get(key).map_err(store_err)?.unwrap_or_default();
+                    theirs.push(String::from_utf8_lossy(&v).into_owned());
+                }
+                if theirs.iter().all(|t| t != "none") {
+                    ids.extend(theirs);
+                } else {
+                    log::info!(
+                        "group {}: a root's NCCL cannot use several bootstrap roots; one \
+                         root serves the {size} ranks",
+                        options.name
+                    );
+                }
+            }
+            Some(ids.join(","))
+        }
         _ => None,
     };
+    let id = value;
     let met: std::result::Result<Vec<u8>, RendezvousError> = store::rendezvous(
         &*r.store,
         prefix,
@@ -392,5 +496,8 @@ fn exchange_id(
         }
     };
     let text = String::from_utf8_lossy(&hex);
-    Ok(UniqueId::from_hex(&text)?)
+    Ok(text
+        .split(',')
+        .map(UniqueId::from_hex)
+        .collect::<nccl_safe::Result<Vec<_>>>()?)
 }

@@ -276,3 +276,43 @@ fn a_crowd_connecting_at_once_is_served_though_few_may_wait_for_their_hello() {
     let c = client(&srv);
     assert_eq!(c.get("arrived").unwrap().as_deref(), Some(&b"200"[..]));
 }
+
+#[test]
+fn a_client_that_never_stops_sending_does_not_starve_the_others_or_the_stop() {
+    let srv = server(ServerOptions::new());
+    let flood = greeted(&srv);
+    let nudges: Vec<u8> = (0..4096).flat_map(|_| encode(&Frame::Nudge)).collect();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flooder = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if (&flood).write_all(&nudges).is_err() {
+                    return;
+                }
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    // Others are served, and new clients admitted, while it sends.
+    let start = Instant::now();
+    let other = client(&srv);
+    other.set("k", b"v").unwrap();
+    assert_eq!(other.get("k").unwrap().as_deref(), Some(&b"v"[..]));
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    // And the server stops promptly.
+    let start = Instant::now();
+    drop(other);
+    drop(srv);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    flooder.join().unwrap();
+}

@@ -55,8 +55,12 @@ pub(super) struct Loop {
     pub(super) shared: Arc<Shared>,
     pub(super) table: Table,
     conns: HashMap<u64, Conn>,
-    /// Connections that have not said hello yet, oldest first.
-    pub(super) pending: VecDeque<u64>,
+    /// Connections that have not said hello yet, oldest first; ids of connections no
+    /// longer pending (their `Conn::pending` is false, or they are gone) are skipped
+    /// and compacted away.
+    pending: VecDeque<u64>,
+    /// How many connections are pending.
+    pending_count: usize,
     /// Connections that have said hello (counted against `max_connections`).
     pub(super) authenticated: usize,
     /// For each key, the connections whose wait is still missing it.
@@ -105,6 +109,8 @@ pub(super) struct Conn {
     pub(super) on_disconnect: Vec<(String, Vec<u8>)>,
     /// The deadline in the timer heap for it.
     timer_at: Option<Instant>,
+    /// It has not said hello yet (and was not evicted).
+    pub(super) pending: bool,
 }
 
 /// A wait in progress.
@@ -133,6 +139,7 @@ impl Loop {
             table,
             conns: HashMap::new(),
             pending: VecDeque::new(),
+            pending_count: 0,
             authenticated: 0,
             waiters: HashMap::new(),
             timers: BinaryHeap::new(),
@@ -171,7 +178,13 @@ impl Loop {
                 self.accept();
             }
             self.expire(now);
-            while let Some(id) = self.ready.pop_front() {
+            // Only the connections ready at the start of the round: one that keeps
+            // sending (and so puts itself back) must not keep the loop from polling
+            // (the others' events, accepts, deadlines, the stop).
+            for _ in 0..self.ready.len() {
+                let Some(id) = self.ready.pop_front() else {
+                    break;
+                };
                 self.drive(id);
             }
         }
@@ -233,12 +246,14 @@ impl Loop {
         // Room among the connections yet to say hello: the oldest of them is told the
         // server is busy and closed (a client of the job, merely slow to say hello in
         // a crowd, then retries).
-        while self.pending.len() >= self.options.max_pending {
+        while self.pending_count >= self.options.max_pending {
             let Some(oldest) = self.pending.pop_front() else {
                 break;
             };
-            if let Some(c) = self.conns.get_mut(&oldest) {
+            if let Some(c) = self.conns.get_mut(&oldest).filter(|c| c.pending) {
                 log::debug!("store server: closing a connection that has not said hello");
+                c.pending = false;
+                self.pending_count -= 1;
                 c.queue(&evicted_notice(&self.options), &Limits::default());
                 c.closing = Some(Err("closed to make room among the pending".into()));
                 self.ready.push_back(oldest);
@@ -276,10 +291,17 @@ impl Loop {
             wait: None,
             on_disconnect: Vec::new(),
             timer_at: None,
+            pending: true,
         };
         self.schedule(id, &mut conn);
         self.conns.insert(id, conn);
         self.pending.push_back(id);
+        self.pending_count += 1;
+        if self.pending.len() > 2 * self.pending_count + 64 {
+            let conns = &self.conns;
+            self.pending
+                .retain(|p| conns.get(p).is_some_and(|c| c.pending) || *p == id);
+        }
         self.shared.connections.fetch_add(1, Ordering::Relaxed);
         self.ready.push_back(id);
     }
@@ -358,7 +380,13 @@ impl Loop {
         while c.out_pos < c.out.len() {
             match c.stream.write(&c.out[c.out_pos..]) {
                 Ok(0) => return Err(Err("writing a reply: the socket took nothing".into())),
-                Ok(n) => c.out_pos += n,
+                Ok(n) => {
+                    c.out_pos += n;
+                    // The deadline is for a reply that makes no progress.
+                    if c.out_since.is_some() {
+                        c.out_since = Some(Instant::now());
+                    }
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                     c.out_since.get_or_insert_with(Instant::now);
                     if !c.writable {
@@ -448,6 +476,7 @@ impl Loop {
         match frame::decode(&c.inbuf, &limits) {
             Ok(Some((Frame::Nudge, used))) => {
                 c.inbuf.drain(..used);
+                c.frame_since = (!c.inbuf.is_empty()).then(Instant::now);
                 self.shared.requests.fetch_add(1, Ordering::Relaxed);
                 self.end_wait(id, c);
                 true
@@ -573,8 +602,21 @@ impl Loop {
             if done {
                 self.end_wait(id, &mut c);
                 self.ready.push_back(id);
+            } else if let Some(w) = &c.wait {
+                // A key it had was deleted since it parked: it waits for that one too.
+                for k in w.keys.iter().filter(|k| !self.table.contains(k)) {
+                    self.waiters.entry(k.clone()).or_default().insert(id);
+                }
             }
             self.conns.insert(id, c);
+        }
+    }
+
+    /// `c` said its hello: no longer pending.
+    pub(super) fn note_hello(&mut self, c: &mut Conn) {
+        if c.pending {
+            c.pending = false;
+            self.pending_count -= 1;
         }
     }
 
@@ -592,7 +634,25 @@ impl Loop {
         if c.timer_at.is_none_or(|t| d < t) {
             c.timer_at = Some(d);
             self.timers.push(Reverse((d, id)));
+            if self.timers.len() > 2 * self.conns.len() + 64 {
+                self.rebuild_timers(id, d);
+            }
         }
+    }
+
+    /// The timer heap again, one entry per connection with a deadline: entries a
+    /// connection replaced by earlier ones would otherwise pile up until their (far)
+    /// time. `id`, out of the map now, has its entry at `d`.
+    fn rebuild_timers(&mut self, id: u64, d: Instant) {
+        let mut timers = BinaryHeap::with_capacity(self.conns.len() + 1);
+        timers.push(Reverse((d, id)));
+        for (&other, c) in self.conns.iter_mut() {
+            c.timer_at = c.deadline(&self.options);
+            if let Some(t) = c.timer_at {
+                timers.push(Reverse((t, other)));
+            }
+        }
+        self.timers = timers;
     }
 
     /// Acts on the deadlines that have passed.
@@ -686,7 +746,9 @@ impl Loop {
         if c.authenticated {
             self.authenticated -= 1;
         }
-        self.pending.retain(|p| *p != id);
+        if c.pending {
+            self.pending_count -= 1;
+        }
         self.shared.connections.fetch_sub(1, Ordering::Relaxed);
         let peer = c.peer;
         match &end {

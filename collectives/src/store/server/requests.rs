@@ -23,7 +23,7 @@ impl Loop {
             job,
         } = &request
         {
-            let refused = self.hello(id, c, *version, token.as_deref(), job.as_deref());
+            let refused = self.hello(c, *version, token.as_deref(), job.as_deref());
             match refused {
                 None => c.queue(&Frame::Ok, &limits),
                 Some(reply) => {
@@ -122,7 +122,6 @@ impl Loop {
     /// refuses it (and closes the connection).
     fn hello(
         &mut self,
-        id: u64,
         c: &mut Conn,
         version: u32,
         token: Option<&str>,
@@ -157,11 +156,11 @@ impl Loop {
                 });
             }
         }
-        if !self.pending.contains(&id) {
+        if !c.pending {
             // Evicted from the pending ones while its hello was on the way.
             return Some(evicted_notice(o));
         }
-        self.pending.retain(|p| *p != id);
+        self.note_hello(c);
         c.authenticated = true;
         self.authenticated += 1;
         None

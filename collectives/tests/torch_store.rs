@@ -148,6 +148,38 @@ fn every_operation(backend: &str) {
     let other = TorchStore::connect(&srv.addr(), "nccl-rs/job/", &options()).unwrap();
     other.set("late", b"!").unwrap();
     waiter.join().unwrap().unwrap();
+    // watch_get: nothing when the time runs out, the value once set, and
+    // interrupt_watch ends one in progress; meanwhile the client serves other calls.
+    assert!(shared.watches_without_polling());
+    assert_eq!(
+        shared.watch_get("w", Duration::from_millis(100)).unwrap(),
+        None
+    );
+    let watcher = {
+        let s = shared.clone();
+        std::thread::spawn(move || s.watch_get("w", Duration::from_secs(60)))
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(shared.get("late").unwrap().as_deref(), Some(&b"!"[..]));
+    other.set("w", b"record").unwrap();
+    assert_eq!(
+        watcher.join().unwrap().unwrap().as_deref(),
+        Some(&b"record"[..])
+    );
+    let watcher = {
+        let s = shared.clone();
+        std::thread::spawn(move || s.watch_get("never", Duration::from_secs(600)))
+    };
+    let start = Instant::now();
+    while !watcher.is_finished() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "never interrupted"
+        );
+        shared.interrupt_watch();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(watcher.join().unwrap().unwrap(), None);
     // Namespaces keep attempts apart.
     let next = TorchStore::connect(&srv.addr(), "nccl-rs/job-attempt-1/", &options()).unwrap();
     assert_eq!(next.get("a").unwrap(), None);

@@ -37,7 +37,7 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use nccl_safe::{Device, DriverKind, UniqueId};
 
@@ -387,6 +387,7 @@ fn exchange_ids(
         addr: r.addr.clone(),
         error,
     };
+    let start = Instant::now();
     let roots = size.div_ceil(ranks_per_root()?);
     let several = roots > 1
         && match device.driver() {
@@ -412,7 +413,8 @@ fn exchange_ids(
     let value = match rank {
         0 => {
             let mut ids = vec![UniqueId::for_driver(device.driver())?.to_hex()];
-            if hosts.len() > 1 {
+            // (Rank 0's own NCCL decides too: without it, one root.)
+            if several && hosts.len() > 1 {
                 let keys: Vec<String> = (1..hosts.len())
                     .map(|k| format!("{prefix}/root/{k}"))
                     .collect();
@@ -462,7 +464,8 @@ fn exchange_ids(
         rank,
         size,
         id.as_ref().map(String::as_bytes),
-        options.timeout,
+        // (Rank 0 may have spent some of it gathering the roots' ids.)
+        options.timeout.saturating_sub(start.elapsed()),
     );
     let hex = match met {
         Ok(hex) => hex,

@@ -54,8 +54,9 @@ use crate::store::{Store, StoreError, TcpStore, TcpStoreServer};
 
 /// How long a group's failure waits for its publication before its waiters wake.
 const PUBLISH_WAIT: Duration = Duration::from_secs(2);
-/// The longest one wait of the watching thread on a TCP store's failure key lasts
-/// (it ends at once when the key is set, or when nudged).
+/// The longest one wait of the watching thread on the failure key lasts, on a store
+/// that watches without polling (it ends at once when the key is set, or when
+/// interrupted).
 const WATCH_ROUND: Duration = Duration::from_secs(600);
 /// How often stopping the watching thread nudges its wait again.
 const NUDGE_AGAIN: Duration = Duration::from_millis(50);
@@ -502,13 +503,28 @@ impl Link {
             // The last reference may go on the link's own thread (it holds the group
             // briefly); it cannot wait for itself.
             if h.thread().id() != std::thread::current().id() {
-                if let Some(tcp) = &self.shared.tcp {
-                    // Its wait on the store ends at a nudge; one sent just before it
-                    // began is lost, so nudge until it is done.
+                let store = &self.shared.store;
+                if store.watches_without_polling() {
+                    // Its wait on the store ends when interrupted; an interruption just
+                    // before the wait began is lost, so interrupt until it is done. A
+                    // TCP store that answers nothing for its request timeout is gone
+                    // (frozen, or cut off): its connection is broken, as any request
+                    // without a reply breaks it, and the wait ends with it.
+                    let begun = Instant::now();
+                    let patience = self
+                        .shared
+                        .tcp
+                        .as_ref()
+                        .map(|t| t.options().request_timeout);
                     let mut nudged: Option<Instant> = None;
                     while !h.is_finished() {
+                        if let (Some(tcp), Some(p)) = (&self.shared.tcp, patience) {
+                            if begun.elapsed() >= p {
+                                tcp.break_connection();
+                            }
+                        }
                         if nudged.is_none_or(|t| t.elapsed() >= NUDGE_AGAIN) {
-                            tcp.interrupt_wait();
+                            store.interrupt_watch();
                             nudged = Some(Instant::now());
                         }
                         std::thread::sleep(Duration::from_millis(2));
@@ -529,9 +545,9 @@ impl Shared {
                 if *stop && !*lock(&self.own) {
                     return; // Link::finish prints what is left
                 }
-                // A TCP store is watched by a wait on the failure key (below), which
-                // costs the store nothing while it lasts; other stores are polled.
-                if self.tcp.is_none() && !*lock(&self.own) {
+                // A store that can is watched by a wait on the failure key (below),
+                // which costs it nothing while it lasts; other stores are polled.
+                if !self.store.watches_without_polling() && !*lock(&self.own) {
                     let (stop, _) = self
                         .wake
                         .wait_timeout(stop, self.interval)
@@ -544,16 +560,16 @@ impl Shared {
             if self.handle_own() {
                 return;
             }
-            let record = match &self.tcp {
+            let record = if self.store.watches_without_polling() {
                 // One wait that returns the record once it is set.
-                Some(tcp) => match tcp.wait_get(&self.failed_key, WATCH_ROUND) {
+                match self.store.watch_get(&self.failed_key, WATCH_ROUND) {
                     // Cut short (a request of this process, or the stop), or a round
                     // without news: look at the stop and this rank's own failure.
                     Ok(None) => continue,
-                    Ok(Some(bytes)) => Ok(Some(bytes)),
-                    Err(e) => Err(e),
-                },
-                None => self.store.get(&self.failed_key),
+                    other => other,
+                }
+            } else {
+                self.store.get(&self.failed_key)
             };
             match record {
                 Ok(None) => {}

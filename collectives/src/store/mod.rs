@@ -97,6 +97,32 @@ pub trait Store: Send + Sync {
 
     /// Removes `key`; returns whether it existed.
     fn delete(&self, key: &str) -> Result<bool, StoreError>;
+
+    /// Waits for `key`, at most `timeout`, and returns its value: `Ok(None)` when the
+    /// time ran out or [`interrupt_watch`](Self::interrupt_watch) cut the wait short.
+    /// Where [`watches_without_polling`](Self::watches_without_polling) says so, the
+    /// wait costs the store nothing while it lasts, however long: how a rank watches
+    /// the job's failure record. The default waits with [`wait`](Self::wait), then
+    /// reads.
+    fn watch_get(&self, key: &str, timeout: Duration) -> Result<Option<Vec<u8>>, StoreError> {
+        match self.wait(&[key], timeout) {
+            Ok(()) => self.get(key),
+            Err(StoreError::Timeout { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Ends a [`watch_get`](Self::watch_get) of another thread now, where the backend
+    /// can (a no-op by default). One that begins after this call is not ended by it.
+    fn interrupt_watch(&self) {}
+
+    /// Whether [`watch_get`](Self::watch_get) waits without polling the store: a
+    /// [`TcpStore`] (one request the server answers when the key is set) and a
+    /// [`TorchStore`] (PyTorch's `WAIT` on a connection of its own) do; the default
+    /// and a [`FileStore`] poll.
+    fn watches_without_polling(&self) -> bool {
+        false
+    }
 }
 
 /// What went wrong with a store. Each variant names the value at fault.

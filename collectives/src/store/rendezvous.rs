@@ -52,10 +52,11 @@ pub enum RendezvousError {
 /// that brings the counter to `size` sets. On a [`TcpStore`](super::TcpStore) the
 /// wait is one request answered when the key appears: no rank polls.
 ///
-/// Rank 0 gives up first-hand: at its timeout it writes the ranks it missed into
-/// `all`, so that every rank still waiting fails at once naming them, and waits (at
-/// most two seconds) until those ranks have read it before it returns. A rank that
-/// times out itself reads every rank's `joined` key once to name the missing.
+/// The first rank to give up (at its timeout) reads every rank's `joined` key once
+/// and writes the ranks it missed into `all`: every rank still waiting fails at once
+/// naming them, and a rank that comes later fails too instead of completing the
+/// count. Rank 0 (usually the store's host) waits, at most two seconds, until the
+/// waiting ranks have read the verdict before it returns.
 ///
 /// # Errors
 ///
@@ -129,19 +130,26 @@ pub fn rendezvous(
     match store.wait(&[&all_key], timeout) {
         Ok(()) => {}
         Err(StoreError::Timeout { .. }) => {
+            // The first rank to give up writes the verdict, so that a rank arriving
+            // later cannot complete the count and go on alone.
             let missing = missing_ranks(store, prefix, size)?;
-            if rank != 0 {
-                told(store, prefix, size, &missing);
-                return Err(missing_error(WHAT, missing));
-            }
             let verdict = format!("missing {}", join_ranks(&missing));
-            // Unless the last rank counted itself meanwhile.
             let now = store.compare_set(&all_key, None, verdict.as_bytes())?;
-            if now.as_deref() != Some(ALL_JOINED) {
-                if size > missing.len() + 1 {
-                    let _ = store.wait(&[&format!("{prefix}/told")], VERDICT_WAIT);
+            match now.as_deref().map(parse_verdict) {
+                // The last rank counted itself meanwhile.
+                Some(None) => {}
+                Some(Some(named)) => {
+                    if rank == 0 {
+                        // The store's host keeps it for the waiting ranks to read.
+                        if size > named.len() + 1 {
+                            let _ = store.wait(&[&format!("{prefix}/told")], VERDICT_WAIT);
+                        }
+                    } else {
+                        told(store, prefix, size, &named);
+                    }
+                    return Err(missing_error(WHAT, named));
                 }
-                return Err(missing_error(WHAT, missing));
+                None => return Err(missing_error(WHAT, missing)),
             }
         }
         Err(StoreError::Closed { .. }) if rank != 0 => {
@@ -154,20 +162,28 @@ pub fn rendezvous(
         Err(e) => return Err(e.into()),
     }
     let verdict = store.get(&all_key)?;
-    if let Some(text) = verdict.as_deref().and_then(|v| v.strip_prefix(b"missing ")) {
-        let missing: Vec<usize> = String::from_utf8_lossy(text)
-            .split(',')
-            .filter_map(|r| r.trim().parse().ok())
-            .collect();
+    if let Some(missing) = verdict.as_deref().and_then(parse_verdict) {
         told(store, prefix, size, &missing);
         return Err(missing_error(
-            "waiting for every rank to join (rank 0 gave up)",
+            "waiting for every rank to join (another rank gave up)",
             missing,
         ));
     }
     store
         .get(&value_key)?
         .ok_or_else(|| missing_error("rank 0 joined without its value", vec![0]))
+}
+
+/// The ranks a verdict names as missing; `None` for [`ALL_JOINED`] (or anything
+/// that is no verdict).
+fn parse_verdict(v: &[u8]) -> Option<Vec<usize>> {
+    let text = v.strip_prefix(b"missing ")?;
+    Some(
+        String::from_utf8_lossy(text)
+            .split(',')
+            .filter_map(|r| r.trim().parse().ok())
+            .collect(),
+    )
 }
 
 /// The ranks whose `joined/{rank}` key is absent (one request, with every key).

@@ -6,7 +6,7 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -21,6 +21,10 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(10);
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
 /// Why the connection of a [`TcpStore`] is gone after [`TcpStore::close`].
 const CLOSED_BY_CLOSE: &str = "closed by TcpStore::close";
+/// How often a wait in progress looks whether another thread waits to wait: it then
+/// steps aside (a wait is not cut short at once for another wait, which would then
+/// cut it short in turn).
+const WAIT_SLICE: Duration = Duration::from_millis(100);
 /// The longest one TCP connection attempt may take.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a hello may go unanswered: a store answers at once, so a listener that
@@ -60,6 +64,10 @@ pub struct TcpStore {
     waiting: AtomicBool,
     /// Threads that want a turn and have not got it yet.
     queued: AtomicUsize,
+    /// Of those, the ones that want it for a wait.
+    queued_waits: AtomicUsize,
+    /// The next turn's number: turns are served in the order they are asked for.
+    tickets: AtomicU64,
 }
 
 #[derive(Debug)]
@@ -67,9 +75,9 @@ struct Conn {
     stream: Option<TcpStream>,
     buf: Vec<u8>,
     closed: String,
-    /// Requests take turns in the order they arrive: a plain mutex lets the thread
-    /// that just released it take it again at once, which can starve the others.
-    next_ticket: u64,
+    /// The ticket served now. Requests take turns in the order they arrive (their
+    /// ticket, taken before the lock): a plain mutex lets the thread that just
+    /// released it take it again at once, which can starve the others.
     serving: u64,
 }
 
@@ -116,18 +124,23 @@ impl TcpStore {
             };
             let last_error = match attempt(addr, &options, deadline) {
                 Ok(stream) => {
+                    let writer = stream.try_clone().map_err(|e| StoreError::Io {
+                        op: format!("setting up the connection to {addr}"),
+                        error: e.to_string(),
+                    })?;
                     return Ok(TcpStore {
                         addr: addr.to_string(),
                         options,
                         next_turn: Condvar::new(),
-                        writer: Mutex::new(stream.try_clone().ok()),
+                        writer: Mutex::new(Some(writer)),
                         waiting: AtomicBool::new(false),
                         queued: AtomicUsize::new(0),
+                        queued_waits: AtomicUsize::new(0),
+                        tickets: AtomicU64::new(0),
                         conn: Mutex::new(Conn {
                             stream: Some(stream),
                             buf: Vec::new(),
                             closed: String::new(),
-                            next_ticket: 0,
                             serving: 0,
                         }),
                     });
@@ -213,7 +226,7 @@ impl TcpStore {
     /// On a connection already broken by an error it returns that
     /// [`StoreError::Closed`]: the server has carried out the registrations then.
     pub fn close(&self) -> Result<(), StoreError> {
-        let mut turn = self.turn();
+        let mut turn = self.turn(false);
         if turn.conn.stream.is_none() && turn.conn.closed == CLOSED_BY_CLOSE {
             return Ok(());
         }
@@ -244,8 +257,8 @@ impl TcpStore {
         key: &str,
         pick: impl FnOnce(Frame) -> Result<T, Frame>,
     ) -> Result<T, StoreError> {
-        let mut turn = self.turn();
         let waits = matches!(request, Frame::Wait { .. } | Frame::WaitGet { .. });
+        let mut turn = self.turn(waits);
         let reply = self.exchange_in(&mut turn.conn, request, extra, key, waits)?;
         pick(reply).map_err(|other| turn.conn.unexpected(other, op))
     }
@@ -289,7 +302,14 @@ impl TcpStore {
         };
         let result = sent.and_then(|()| {
             let _waiting = waits.then(|| self.begin_waiting());
-            receive(stream, &mut conn.buf, deadline, &limits, &self.addr)
+            // A wait steps aside for a wait of another thread every slice.
+            let tick = || {
+                if self.queued_waits.load(Ordering::SeqCst) > 0 {
+                    self.interrupt_wait();
+                }
+            };
+            let tick: Option<&dyn Fn()> = if waits { Some(&tick) } else { None };
+            receive(stream, &mut conn.buf, deadline, &limits, &self.addr, tick)
         });
         let reply = match result {
             Ok(reply) => reply,
@@ -335,21 +355,28 @@ impl TcpStore {
         })
     }
 
-    /// Waits for this thread's turn on the connection, nudging a wait in progress.
-    fn turn(&self) -> Turn<'_> {
+    /// Waits for this thread's turn on the connection (in the order asked for). A
+    /// request other than a wait (`for_wait` false) nudges a wait in progress at once;
+    /// a wait lets the wait in progress step aside at its next slice.
+    fn turn(&self, for_wait: bool) -> Turn<'_> {
         // Announced before looking, as the waiting thread sets `waiting` before it
         // looks at `queued`: one of the two sees the other and nudges.
+        if for_wait {
+            self.queued_waits.fetch_add(1, Ordering::SeqCst);
+        }
         self.queued.fetch_add(1, Ordering::SeqCst);
-        if self.waiting.load(Ordering::SeqCst) {
+        if !for_wait && self.waiting.load(Ordering::SeqCst) {
             self.interrupt_wait();
         }
+        let ticket = self.tickets.fetch_add(1, Ordering::SeqCst);
         let mut conn = lock(&self.conn);
-        let ticket = conn.next_ticket;
-        conn.next_ticket += 1;
         while conn.serving != ticket {
             conn = self.next_turn.wait(conn).unwrap_or_else(|e| e.into_inner());
         }
         self.queued.fetch_sub(1, Ordering::SeqCst);
+        if for_wait {
+            self.queued_waits.fetch_sub(1, Ordering::SeqCst);
+        }
         Turn {
             conn,
             next_turn: &self.next_turn,
@@ -357,10 +384,11 @@ impl TcpStore {
     }
 
     /// Marks a wait in progress (until the guard goes), nudging it at once if a
-    /// thread is in line already.
+    /// thread is in line already for something other than a wait.
     fn begin_waiting(&self) -> Waiting<'_> {
         self.waiting.store(true, Ordering::SeqCst);
-        if self.queued.load(Ordering::SeqCst) > 0 {
+        let queued = self.queued.load(Ordering::SeqCst);
+        if queued > self.queued_waits.load(Ordering::SeqCst).min(queued) {
             self.interrupt_wait();
         }
         Waiting(&self.waiting)
@@ -379,6 +407,15 @@ impl TcpStore {
         if let Some(mut stream) = writer.as_ref() {
             // A failure here is the connection's: the waiting thread sees it.
             let _ = stream.write_all(&bytes);
+        }
+    }
+
+    /// Shuts the connection down at once, whatever request is in progress (it fails,
+    /// and so does every later one): what a request without a reply in time does. The
+    /// server sees the connection end without a goodbye, and sets its records.
+    pub(crate) fn break_connection(&self) {
+        if let Some(s) = lock(&self.writer).as_ref() {
+            let _ = s.shutdown(Shutdown::Both);
         }
     }
 
@@ -508,7 +545,7 @@ fn attempt(
     let hello_deadline = deadline_after(hello_wait);
     let mut buf = Vec::new();
     let reply = send(&stream, &bytes, addr)
-        .and_then(|()| receive(&stream, &mut buf, hello_deadline, &limits, addr));
+        .and_then(|()| receive(&stream, &mut buf, hello_deadline, &limits, addr, None));
     match reply {
         Ok(Frame::Ok) => Ok(stream),
         Ok(Frame::Error {
@@ -556,13 +593,15 @@ fn send(mut stream: &TcpStream, request: &[u8], addr: &str) -> Result<(), StoreE
         .map_err(|e| io_error("sending a request to", addr, e))
 }
 
-/// Reads one reply frame before `deadline`.
+/// Reads one reply frame before `deadline`, calling `tick` (when given) every
+/// [`WAIT_SLICE`] without one.
 fn receive(
     mut stream: &TcpStream,
     buf: &mut Vec<u8>,
     deadline: Option<Instant>,
     limits: &Limits,
     addr: &str,
+    tick: Option<&dyn Fn()>,
 ) -> Result<Frame, StoreError> {
     let io = |op: &str, e: std::io::Error| io_error(op, addr, e);
     let mut chunk = [0u8; 16 * 1024];
@@ -591,6 +630,10 @@ fn receive(
             },
             None => None,
         };
+        let timeout = match tick {
+            Some(_) => Some(timeout.map_or(WAIT_SLICE, |t| t.min(WAIT_SLICE))),
+            None => timeout,
+        };
         stream
             .set_read_timeout(timeout)
             .map_err(|e| io("configuring the connection to", e))?;
@@ -602,11 +645,12 @@ fn receive(
                 });
             }
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
-                ) => {}
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                if let Some(tick) = tick {
+                    tick();
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
             Err(e) => return Err(io("reading the reply of", e)),
         }
     }
@@ -716,5 +760,19 @@ impl Store for TcpStore {
                 other => Err(other),
             },
         )
+    }
+
+    /// One [`TcpStore::wait_get`]: a request the server answers when the key is set.
+    fn watch_get(&self, key: &str, timeout: Duration) -> Result<Option<Vec<u8>>, StoreError> {
+        self.wait_get(key, timeout)
+    }
+
+    /// [`TcpStore::interrupt_wait`].
+    fn interrupt_watch(&self) {
+        self.interrupt_wait();
+    }
+
+    fn watches_without_polling(&self) -> bool {
+        true
     }
 }

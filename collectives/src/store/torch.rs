@@ -13,8 +13,9 @@
 //! Differences from this library's own [`TcpStore`](super::TcpStore), which the
 //! server decides: no token (anyone who reaches the port may use the store), no
 //! disconnect records (the death of a rank is seen by torchrun, which stops the other
-//! workers), values up to 8 MiB, and a `wait` that polls (`check`, from 1 ms backing
-//! off to 50 ms) so that other threads get the connection between polls. An empty
+//! workers), values up to 8 MiB, and a `wait` (and `watch_get`) that is PyTorch's
+//! `WAIT` on a connection of its own, opened for it and closed after, so that other
+//! threads keep the main connection and the store is not polled. An empty
 //! value counts as absent for `compare_set`, and two calls make one where PyTorch's
 //! answer is ambiguous (`compare_set` with `expected == new` on an absent key; `add`
 //! checks first that the value is a number): another client's write between them
@@ -37,8 +38,8 @@ const MAGIC: u32 = 0x3C85_F7CE;
 pub(crate) const MAX_VALUE: usize = 8 << 20;
 /// How long the ping of the handshake may go unanswered.
 const PING_WAIT: Duration = Duration::from_secs(5);
-/// The longest pause between two polls of a `wait`.
-const MAX_POLL: Duration = Duration::from_millis(50);
+/// PyTorch's answer to a `WAIT` once every key exists.
+const STOP_WAITING: u8 = 0;
 
 /// PyTorch's command bytes.
 mod cmd {
@@ -48,6 +49,7 @@ mod cmd {
     pub const GET: u8 = 3;
     pub const ADD: u8 = 4;
     pub const CHECK: u8 = 5;
+    pub const WAIT: u8 = 6;
     pub const DELETE_KEY: u8 = 8;
     pub const PING: u8 = 13;
 }
@@ -64,6 +66,8 @@ pub struct TorchStore {
     namespace: String,
     request_timeout: Duration,
     conn: Mutex<Conn>,
+    /// The connection of a `WAIT` in progress, for [`Store::interrupt_watch`].
+    waiting: Mutex<Option<TcpStream>>,
 }
 
 #[derive(Debug)]
@@ -112,6 +116,7 @@ impl TorchStore {
                             stream: Some(stream),
                             closed: String::new(),
                         }),
+                        waiting: Mutex::new(None),
                     });
                 }
                 Err(Handshake::Fatal(e)) => return Err(e),
@@ -196,6 +201,66 @@ impl TorchStore {
         })
     }
 
+    /// PyTorch's `WAIT` for every key of `names` (namespaced already) on a connection
+    /// of its own, at most `timeout`: `Ok(true)` once they all exist, `Ok(false)` when
+    /// the time ran out or (for a `watch`, the one wait [`Store::interrupt_watch`]
+    /// ends) the connection was shut. The connection is closed after (PyTorch's
+    /// server drops the wait with it).
+    fn wait_apart(
+        &self,
+        names: &[Vec<u8>],
+        timeout: Duration,
+        watch: bool,
+    ) -> Result<bool, StoreError> {
+        let io = |op: &str, e: String| StoreError::Io {
+            op: format!("{op} PyTorch's store at {}", self.addr),
+            error: e,
+        };
+        let stream = handshake(&self.addr, self.request_timeout).map_err(|h| match h {
+            Handshake::Fatal(e) => e,
+            Handshake::Retry(why) => io("opening a waiting connection to", why),
+        })?;
+        let mut req = vec![cmd::WAIT];
+        put_u64(&mut req, names.len() as u64);
+        for n in names {
+            put_bytes(&mut req, n);
+        }
+        (&stream)
+            .write_all(&req)
+            .map_err(|e| io("sending a wait to", e.to_string()))?;
+        if watch {
+            *lock(&self.waiting) = stream.try_clone().ok();
+        }
+        let deadline = deadline_after(timeout);
+        let answer = loop {
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            if left.is_some_and(|l| l.is_zero()) {
+                break Ok(false);
+            }
+            // (A zero read timeout means none: at least a millisecond.)
+            let set = stream.set_read_timeout(left.map(|l| l.max(Duration::from_millis(1))));
+            if let Err(e) = set {
+                break Err(io("waiting on", e.to_string()));
+            }
+            let mut b = [0u8; 1];
+            match (&stream).read(&mut b) {
+                Ok(1) if b[0] == STOP_WAITING => break Ok(true),
+                Ok(1) => break Err(io("waiting on", format!("an answer of {} to WAIT", b[0]))),
+                // Shut by interrupt_watch (or the server went away: the next request
+                // on the main connection says so).
+                Ok(_) => break Ok(false),
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => break Err(io("waiting on", e.to_string())),
+            }
+        };
+        if watch {
+            *lock(&self.waiting) = None;
+        }
+        let _ = stream.shutdown(Shutdown::Both);
+        answer
+    }
+
     /// Whether every one of `keys` (namespaced already) exists.
     fn check(&self, keys: &[Vec<u8>]) -> Result<bool, StoreError> {
         let mut req = vec![cmd::CHECK];
@@ -237,36 +302,51 @@ impl Store for TorchStore {
         self.get_raw(&k).map(Some)
     }
 
+    /// A `check`, then (if a key is missing) PyTorch's `WAIT` on a connection of its
+    /// own: the store answers when the keys exist, and is not polled meanwhile.
     fn wait(&self, keys: &[&str], timeout: Duration) -> Result<(), StoreError> {
         let names: Vec<Vec<u8>> = keys.iter().map(|k| self.key(k)).collect::<Result<_, _>>()?;
-        if names.is_empty() {
+        if names.is_empty() || self.check(&names)? {
             return Ok(());
         }
         let start = Instant::now();
-        let mut pause = Duration::from_millis(1);
-        loop {
-            if self.check(&names)? {
-                return Ok(());
-            }
-            let left = timeout.saturating_sub(start.elapsed());
-            if left.is_zero() {
-                let mut missing = Vec::new();
-                for (key, name) in keys.iter().zip(&names) {
-                    if !self.check(std::slice::from_ref(name))? {
-                        missing.push((*key).to_string());
-                    }
-                }
-                if missing.is_empty() {
-                    return Ok(());
-                }
-                return Err(StoreError::Timeout {
-                    missing,
-                    waited: start.elapsed(),
-                });
-            }
-            thread::sleep(pause.min(left));
-            pause = (pause * 2).min(MAX_POLL);
+        if self.wait_apart(&names, timeout, false)? {
+            return Ok(());
         }
+        let mut missing = Vec::new();
+        for (key, name) in keys.iter().zip(&names) {
+            if !self.check(std::slice::from_ref(name))? {
+                missing.push((*key).to_string());
+            }
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(StoreError::Timeout {
+            missing,
+            waited: start.elapsed(),
+        })
+    }
+
+    /// PyTorch's `WAIT` on a connection of its own, then a read.
+    fn watch_get(&self, key: &str, timeout: Duration) -> Result<Option<Vec<u8>>, StoreError> {
+        let name = self.key(key)?;
+        let names = std::slice::from_ref(&name);
+        if self.check(names)? || self.wait_apart(names, timeout, true)? {
+            return self.get_raw(&name).map(Some);
+        }
+        Ok(None)
+    }
+
+    /// Shuts the connection of a `watch_get` (or `wait`) in progress.
+    fn interrupt_watch(&self) {
+        if let Some(s) = lock(&self.waiting).as_ref() {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+    }
+
+    fn watches_without_polling(&self) -> bool {
+        true
     }
 
     fn add(&self, key: &str, delta: i64) -> Result<i64, StoreError> {

@@ -282,22 +282,24 @@ fn the_rendezvous_gives_everyone_rank_zeros_value_at_constant_requests_per_rank(
     assert!(per_rank.iter().all(|r| *r <= 8.0), "{per_rank:?}");
 }
 
-#[test]
-fn a_rendezvous_missing_a_rank_names_it_on_every_rank_that_came() {
-    let srv = server(ServerOptions::new());
-    let addr = srv.local_addr().to_string();
+/// Ranks 0, 1 and 3 of 4 meet under `prefix`; `quitter` gives up after 500 ms, the
+/// others would wait 30 s. Each error, with how long its rank waited.
+fn three_of_four(
+    addr: &str,
+    prefix: &str,
+    quitter: usize,
+) -> Vec<(usize, RendezvousError, Duration)> {
     let ranks: Vec<_> = [0usize, 1, 3]
         .into_iter()
         .map(|rank| {
-            let addr = addr.clone();
+            let (addr, prefix) = (addr.to_string(), prefix.to_string());
             thread::spawn(move || {
                 let c = TcpStore::connect(&addr, client_options()).unwrap();
-                // Rank 0 gives up first; the others would wait far longer.
-                let timeout = if rank == 0 { 500 } else { 30_000 };
+                let timeout = if rank == quitter { 500 } else { 30_000 };
                 let start = Instant::now();
                 let e = store::rendezvous(
                     &c,
-                    "j",
+                    &prefix,
                     rank,
                     4,
                     Some(b"id"),
@@ -308,16 +310,33 @@ fn a_rendezvous_missing_a_rank_names_it_on_every_rank_that_came() {
             })
         })
         .collect();
-    for r in ranks {
-        let (rank, e, took) = r.join().unwrap();
-        let RendezvousError::Missing { missing, what, .. } = &e else {
-            panic!("rank {rank}: {e:?}");
-        };
-        assert_eq!(missing, &[2], "rank {rank}: {e}");
-        if rank != 0 {
-            assert!(what.contains("rank 0 gave up"), "{what}");
-            assert!(took < Duration::from_secs(10), "{took:?}");
+    ranks.into_iter().map(|r| r.join().unwrap()).collect()
+}
+
+#[test]
+fn a_rendezvous_missing_a_rank_names_it_on_every_rank_that_came() {
+    let srv = server(ServerOptions::new());
+    let addr = srv.local_addr().to_string();
+    // Rank 0 gives up first, then rank 1 does: each time every rank that came fails
+    // at once naming rank 2.
+    for (prefix, quitter) in [("j", 0), ("k", 1)] {
+        for (rank, e, took) in three_of_four(&addr, prefix, quitter) {
+            let RendezvousError::Missing { missing, what, .. } = &e else {
+                panic!("rank {rank}: {e:?}");
+            };
+            assert_eq!(missing, &[2], "rank {rank}: {e}");
+            if rank != quitter {
+                assert!(what.contains("another rank gave up"), "{what}");
+                assert!(took < Duration::from_secs(10), "{took:?}");
+            }
         }
+        // Rank 2, late, completes the count: it fails too instead of going on alone.
+        let c = client(&srv);
+        let e = store::rendezvous(&c, prefix, 2, 4, None, Duration::from_secs(30)).unwrap_err();
+        assert!(
+            matches!(&e, RendezvousError::Missing { missing, .. } if missing == &[2]),
+            "{e:?}"
+        );
     }
     let c = client(&srv);
     assert!(matches!(
@@ -330,4 +349,86 @@ fn a_rendezvous_missing_a_rank_names_it_on_every_rank_that_came() {
     ));
     let e = store::rendezvous(&c, "k", 0, 4, None, Duration::from_secs(1)).unwrap_err();
     assert!(e.to_string().contains("rank 0 must give"), "{e}");
+}
+
+#[test]
+fn a_nudged_wait_leaves_an_idle_connection_alive_past_the_frame_deadline() {
+    // The nudge is read while the wait is parked; nothing of it may count as a frame
+    // begun once the wait ends (the server once closed such a connection as stalled,
+    // and set its records).
+    let srv = server(ServerOptions::new().frame_deadline(Duration::from_millis(500)));
+    let c = Arc::new(client(&srv));
+    c.on_disconnect_create("failed", b"c died").unwrap();
+    let waiter = {
+        let c = c.clone();
+        thread::spawn(move || c.wait_once(&["never"], Duration::from_secs(600)))
+    };
+    while !waiter.is_finished() {
+        c.interrupt_wait();
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!waiter.join().unwrap().unwrap());
+    thread::sleep(Duration::from_millis(1200));
+    c.set("still", b"here").unwrap();
+    assert_eq!(client(&srv).get("failed").unwrap(), None);
+}
+
+#[test]
+fn two_threads_waiting_on_one_client_take_turns_without_spinning() {
+    let srv = server(ServerOptions::new());
+    let c = Arc::new(client(&srv));
+    let watcher = {
+        let c = c.clone();
+        thread::spawn(move || {
+            loop {
+                match c.wait_get("stop", Duration::from_secs(600)) {
+                    Ok(Some(_)) => return,
+                    Ok(None) => continue,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        })
+    };
+    thread::sleep(Duration::from_millis(200));
+    let before = srv.requests();
+    let e = c.wait(&["b"], Duration::from_secs(1)).unwrap_err();
+    assert!(matches!(e, StoreError::Timeout { .. }), "{e:?}");
+    let spent = srv.requests() - before;
+    // A wait steps aside for the other every 100 ms: about 10 rounds each, not
+    // thousands.
+    assert!(spent < 100, "{spent} requests in 1 s");
+    // And the second wait still ends as soon as its key is set.
+    let setter = client(&srv);
+    let t = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(200));
+        setter.set("b", b"").unwrap();
+    });
+    c.wait(&["b"], Duration::from_secs(30)).unwrap();
+    t.join().unwrap();
+    client(&srv).set("stop", b"").unwrap();
+    watcher.join().unwrap();
+}
+
+#[test]
+fn a_wait_on_two_keys_ends_though_one_was_deleted_and_set_again() {
+    let srv = server(ServerOptions::new());
+    let c = client(&srv);
+    c.set("k1", b"1").unwrap();
+    let waiter = {
+        let w = client(&srv);
+        thread::spawn(move || w.wait(&["k1", "k2"], Duration::from_secs(60)))
+    };
+    thread::sleep(Duration::from_millis(200));
+    assert!(c.delete("k1").unwrap());
+    c.set("k2", b"2").unwrap();
+    thread::sleep(Duration::from_millis(100));
+    assert!(!waiter.is_finished(), "ended without k1");
+    let start = Instant::now();
+    c.set("k1", b"again").unwrap();
+    waiter.join().unwrap().unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
 }

@@ -218,16 +218,23 @@ fn child() {
         "kill-mid-collective" => {
             // All-reduces in a loop; rank 2 kills itself with one issued.
             let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 1 << 10]).unwrap();
+            fn fail(pg: &ProcessGroup, e: collectives::Error) -> ! {
+                println!("@@ error: {e}");
+                println!("@@ aborted: {}", pg.aborted().unwrap_or_default());
+                std::process::exit(1);
+            }
             for i in 0.. {
-                let work = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+                // (A survivor may learn of the death between two all-reduces: the
+                // next one is refused then, naming the dead rank.)
+                let work = pg
+                    .all_reduce(&mut x, ReduceOp::Sum)
+                    .unwrap_or_else(|e| fail(&pg, e));
                 if rank == 2 && i == 3 {
                     // SAFETY: kill(2) has no memory effects; this process ends here.
                     unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
                 }
                 if let Err(e) = work.wait_host(LONG) {
-                    println!("@@ error: {e}");
-                    println!("@@ aborted: {}", pg.aborted().unwrap_or_default());
-                    std::process::exit(1);
+                    fail(&pg, e);
                 }
             }
         }

@@ -324,9 +324,18 @@ impl Inner {
         let _span = crate::trace::watchdog(&self.options.name, self.rank, "abort", &reason);
         self.refuse(reason.to_string());
         let first = !self.aborting.swap(true, Ordering::AcqRel);
+        if let (true, Some(c)) = (first, cause) {
+            // Before any waiter wakes (the program may exit at once): peers that see
+            // this rank's process end then blame `c`, not this rank. The abort itself
+            // may come later (it waits for a RAS query).
+            self.abort.note_cause(c);
+        }
         if first {
             self.abort_hooks(None, reason);
         }
+        // Operations that completed before the news came report their success (the
+        // failed rank may have finished them too, and died after).
+        let _ = self.in_flight();
         self.fail_pending(reason);
         if first {
             self.published.set(); // nothing of this rank's own to publish

@@ -698,10 +698,20 @@ impl AbortHandle {
     ///
     /// As [`AbortHandle::abort`].
     pub fn abort_after(&self, cause: usize) -> Result<()> {
+        self.note_cause(cause);
+        self.inner.abort_now()
+    }
+
+    /// Records, without aborting, that what this rank does next follows rank
+    /// `cause`'s failure: on the sim, peers that later see this rank abort or its
+    /// process end name `cause` as the root of it (record it before the program can
+    /// exit on the failure; [`AbortHandle::abort_after`] records it too, but an abort
+    /// may come later). The first cause recorded stays. A no-op on cuda, and for a
+    /// `cause` that is this rank or not below the world size.
+    pub fn note_cause(&self, cause: usize) {
         if cause != self.inner.rank {
             self.inner.imp.note_cause(cause);
         }
-        self.inner.abort_now()
     }
 }
 

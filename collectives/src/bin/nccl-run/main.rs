@@ -547,6 +547,20 @@ fn summary(
 ) -> u8 {
     let n = ranks.len();
     let secs = start.elapsed().as_secs_f64();
+    // The store orders failures; exits are seen by looking at the processes, in
+    // whatever order the looks find them. When the rank of the first failure published
+    // failed too, it failed first: the others learn of it through the store, and may
+    // exit before a look sees it gone.
+    let first_failure = match (&published, first_failure) {
+        (Some(f), Some((seen, _))) if f.origin() != seen => ranks
+            .iter()
+            .find(|r| r.rank == f.origin() && !r.stopped)
+            .and_then(|r| r.status.map(|(s, _)| s))
+            .filter(|s| !s.success())
+            .map(|s| (f.origin(), s))
+            .or(first_failure),
+        _ => first_failure,
+    };
     if let Some((rank, status)) = first_failure {
         let list = |pick: &dyn Fn(&Rank) -> bool| -> Option<String> {
             let rs: Vec<String> = ranks

@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 
 use super::{Store, StoreError};
 
-/// The value of the `all` key once every rank has joined.
-const ALL_JOINED: &[u8] = b"ok";
+/// What the `all` key holds, before rank 0's value, once every rank has joined.
+const ALL_JOINED: &[u8] = b"ok:";
 /// How long rank 0, having given up, waits for the waiting ranks to read whom it
 /// missed before it returns (and, typically, takes its store away).
 const VERDICT_WAIT: Duration = Duration::from_secs(2);
@@ -46,11 +46,13 @@ pub enum RendezvousError {
 /// have joined, with the value rank 0 gave as `root_value` (the job's unique id,
 /// say). Keys live under `prefix`, which must be fresh for each meeting.
 ///
-/// Each rank makes a constant number of requests whatever `size` is: it sets its own
+/// Each rank makes three requests whatever `size` is: it sets its own
 /// `{prefix}/joined/{rank}` key (used only to name the missing), adds one to the
 /// counter `{prefix}/joined`, and waits for one key, `{prefix}/all`, which the rank
-/// that brings the counter to `size` sets. On a [`TcpStore`](super::TcpStore) the
-/// wait is one request answered when the key appears: no rank polls.
+/// that brings the counter to `size` sets to rank 0's value ([`Store::watch_get`]:
+/// on a [`TcpStore`](super::TcpStore) one request answered when the key appears, with
+/// its value; no rank polls). Rank 0 also sets `{prefix}/value` first, which the last
+/// rank reads.
 ///
 /// The first rank to give up (at its timeout) reads every rank's `joined` key once
 /// and writes the ranks it missed into `all`: every rank still waiting fails at once
@@ -117,8 +119,13 @@ pub fn rendezvous(
         std::process::id().to_string().as_bytes(),
     )?;
     if store.add(&format!("{prefix}/joined"), 1)? == size as i64 {
-        // Unless rank 0 gave up on the job already (then this rank reads its verdict).
-        store.compare_set(&all_key, None, ALL_JOINED)?;
+        // Every rank has joined, rank 0 (which set the value first) too: `all` gets
+        // the value, so that each rank's one wait brings it. Unless a rank gave up on
+        // the job already (then this rank reads its verdict).
+        let value = store.get(&value_key)?.unwrap_or_default();
+        let mut all = ALL_JOINED.to_vec();
+        all.extend_from_slice(&value);
+        store.compare_set(&all_key, None, &all)?;
     }
     let start = Instant::now();
     let missing_error = |what: &str, missing: Vec<usize>| RendezvousError::Missing {
@@ -127,30 +134,28 @@ pub fn rendezvous(
         waited: start.elapsed(),
     };
     const WHAT: &str = "waiting for every rank to join";
-    match store.wait(&[&all_key], timeout) {
-        Ok(()) => {}
-        Err(StoreError::Timeout { .. }) => {
+    let outcome = match watch(store, &all_key, timeout) {
+        Ok(Some(all)) => all,
+        Ok(None) => {
             // The first rank to give up writes the verdict, so that a rank arriving
             // later cannot complete the count and go on alone.
             let missing = missing_ranks(store, prefix, size)?;
             let verdict = format!("missing {}", join_ranks(&missing));
             let now = store.compare_set(&all_key, None, verdict.as_bytes())?;
-            match now.as_deref().map(parse_verdict) {
-                // The last rank counted itself meanwhile.
-                Some(None) => {}
-                Some(Some(named)) => {
-                    if rank == 0 {
-                        // The store's host keeps it for the waiting ranks to read.
-                        if size > named.len() + 1 {
-                            let _ = store.wait(&[&format!("{prefix}/told")], VERDICT_WAIT);
-                        }
-                    } else {
-                        told(store, prefix, size, &named);
+            let now = now.unwrap_or_default();
+            if let Some(named) = parse_verdict(&now) {
+                if rank == 0 {
+                    // The store's host keeps it for the waiting ranks to read.
+                    if size > named.len() + 1 {
+                        let _ = store.wait(&[&format!("{prefix}/told")], VERDICT_WAIT);
                     }
-                    return Err(missing_error(WHAT, named));
+                } else {
+                    told(store, prefix, size, &named);
                 }
-                None => return Err(missing_error(WHAT, missing)),
+                return Err(missing_error(WHAT, named));
             }
+            // The last rank counted itself meanwhile.
+            now
         }
         Err(StoreError::Closed { .. }) if rank != 0 => {
             return Err(missing_error(
@@ -160,22 +165,38 @@ pub fn rendezvous(
             ));
         }
         Err(e) => return Err(e.into()),
+    };
+    if let Some(value) = outcome.strip_prefix(ALL_JOINED) {
+        return Ok(value.to_vec());
     }
-    let verdict = store.get(&all_key)?;
-    if let Some(missing) = verdict.as_deref().and_then(parse_verdict) {
-        told(store, prefix, size, &missing);
-        return Err(missing_error(
-            "waiting for every rank to join (another rank gave up)",
-            missing,
-        ));
-    }
-    store
-        .get(&value_key)?
-        .ok_or_else(|| missing_error("rank 0 joined without its value", vec![0]))
+    let missing = parse_verdict(&outcome).unwrap_or_default();
+    told(store, prefix, size, &missing);
+    Err(missing_error(
+        "waiting for every rank to join (another rank gave up)",
+        missing,
+    ))
 }
 
-/// The ranks a verdict names as missing; `None` for [`ALL_JOINED`] (or anything
-/// that is no verdict).
+/// `key`'s value once it exists, `None` when `timeout` passed first: one
+/// [`Store::watch_get`] (again if cut short before the time was up).
+fn watch(store: &dyn Store, key: &str, timeout: Duration) -> Result<Option<Vec<u8>>, StoreError> {
+    let deadline = super::deadline_after(timeout);
+    loop {
+        let left = deadline.map_or(Duration::MAX, |d| {
+            d.saturating_duration_since(Instant::now())
+        });
+        match store.watch_get(key, left)? {
+            Some(v) => return Ok(Some(v)),
+            None if left.is_zero() || deadline.is_some_and(|d| Instant::now() >= d) => {
+                return Ok(None);
+            }
+            None => {}
+        }
+    }
+}
+
+/// The ranks a verdict names as missing; `None` for [`ALL_JOINED`] and its value (or
+/// anything that is no verdict).
 fn parse_verdict(v: &[u8]) -> Option<Vec<usize>> {
     let text = v.strip_prefix(b"missing ")?;
     Some(

@@ -277,9 +277,9 @@ fn the_rendezvous_gives_everyone_rank_zeros_value_at_constant_requests_per_rank(
         }
         per_rank.push((srv.requests() - before) as f64 / size as f64);
     }
-    // hello, set, add, wait, two gets, goodbye (+ the last rank's compare_set, and
-    // a few nudged waits at most).
-    assert!(per_rank.iter().all(|r| *r <= 8.0), "{per_rank:?}");
+    // hello, set, add, one wait that brings the value, goodbye (and the last rank's
+    // get and compare_set).
+    assert!(per_rank.iter().all(|r| *r <= 5.2), "{per_rank:?}");
 }
 
 /// Ranks 0, 1 and 3 of 4 meet under `prefix`; `quitter` gives up after 500 ms, the

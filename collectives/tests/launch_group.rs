@@ -205,21 +205,23 @@ fn a_rank_that_never_arrives_is_named_with_the_address() {
     }
 }
 
+/// Open MPI's variables for rank `r` of `size` on one node, with the store at `url`.
+fn ompi_env(r: usize, size: usize, url: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("OMPI_COMM_WORLD_RANK", r.to_string()),
+        ("OMPI_COMM_WORLD_SIZE", size.to_string()),
+        ("OMPI_COMM_WORLD_LOCAL_RANK", r.to_string()),
+        ("OMPI_COMM_WORLD_LOCAL_SIZE", size.to_string()),
+        ("NCCL_RS_STORE", url.to_string()),
+    ]
+}
+
 #[test]
 fn a_file_store_on_a_shared_folder() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("file://{}", dir.path().display());
     let kids: Vec<Child> = (0..2)
-        .map(|r| {
-            let env = [
-                ("OMPI_COMM_WORLD_RANK", r.to_string()),
-                ("OMPI_COMM_WORLD_SIZE", "2".into()),
-                ("OMPI_COMM_WORLD_LOCAL_RANK", r.to_string()),
-                ("OMPI_COMM_WORLD_LOCAL_SIZE", "2".into()),
-                ("NCCL_RS_STORE", url.clone()),
-            ];
-            spawn("sum", &env)
-        })
+        .map(|r| spawn("sum", &ompi_env(r, 2, &url)))
         .collect();
     for kid in kids {
         let (ok, lines, text) = finish(kid);
@@ -533,16 +535,7 @@ fn linked_groups_send_an_idle_store_nothing_and_close_at_once() {
     use collectives::store::{ClientOptions, ServerOptions, Store, TcpStore, TcpStoreServer};
     let server = TcpStoreServer::bind("127.0.0.1:0", ServerOptions::new()).unwrap();
     let kids: Vec<Child> = (0..2)
-        .map(|r| {
-            let env = [
-                ("OMPI_COMM_WORLD_RANK", r.to_string()),
-                ("OMPI_COMM_WORLD_SIZE", "2".into()),
-                ("OMPI_COMM_WORLD_LOCAL_RANK", r.to_string()),
-                ("OMPI_COMM_WORLD_LOCAL_SIZE", "2".into()),
-                ("NCCL_RS_STORE", server.url()),
-            ];
-            spawn("idle", &env)
-        })
+        .map(|r| spawn("idle", &ompi_env(r, 2, &server.url())))
         .collect();
     // Every rank has met once `all` is set; then a first all-reduce, and the groups
     // idle for 3 s.
@@ -575,14 +568,9 @@ fn a_job_past_the_ranks_per_root_meets_with_one_bootstrap_root_each() {
     use collectives::store::{ClientOptions, ServerOptions, Store, TcpStore, TcpStoreServer};
     let server = TcpStoreServer::bind("127.0.0.1:0", ServerOptions::new()).unwrap();
     let env_of = |r: usize, per_root: &str| {
-        vec![
-            ("OMPI_COMM_WORLD_RANK", r.to_string()),
-            ("OMPI_COMM_WORLD_SIZE", "3".into()),
-            ("OMPI_COMM_WORLD_LOCAL_RANK", r.to_string()),
-            ("OMPI_COMM_WORLD_LOCAL_SIZE", "3".into()),
-            ("NCCL_RS_STORE", server.url()),
-            ("NCCL_RS_RANKS_PER_ROOT", per_root.to_string()),
-        ]
+        let mut env = ompi_env(r, 3, &server.url());
+        env.push(("NCCL_RS_RANKS_PER_ROOT", per_root.to_string()));
+        env
     };
     let kids: Vec<Child> = (0..3).map(|r| spawn("sum", &env_of(r, "1"))).collect();
     for kid in kids {

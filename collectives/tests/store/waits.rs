@@ -13,6 +13,20 @@ use collectives::store::{self, RendezvousError, ServerOptions, Store, StoreError
 
 use super::{client, client_options, encode, greeted, server};
 
+/// Interrupts `c`'s wait until `waiter` has ended (a nudge that arrives before the
+/// wait began is ignored), failing after 20 s.
+fn interrupt_until_done<T>(c: &TcpStore, waiter: &thread::JoinHandle<T>) {
+    let start = Instant::now();
+    while !waiter.is_finished() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "never interrupted"
+        );
+        c.interrupt_wait();
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn a_wait_costs_the_server_one_request_however_long_it_lasts() {
     let srv = server(ServerOptions::new());
@@ -69,16 +83,7 @@ fn interrupt_wait_ends_a_wait_once_and_a_set_key_ends_it_true() {
         let c = c.clone();
         thread::spawn(move || c.wait_once(&["k"], Duration::from_secs(600)))
     };
-    // A nudge that arrives before the wait is ignored: nudge until it ends.
-    let start = Instant::now();
-    while !waiter.is_finished() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "never interrupted"
-        );
-        c.interrupt_wait();
-        thread::sleep(Duration::from_millis(20));
-    }
+    interrupt_until_done(&c, &waiter);
     assert!(!waiter.join().unwrap().unwrap());
     // Its time running out is `false` too, and a key there already is `true`.
     assert!(!c.wait_once(&["k"], Duration::from_millis(50)).unwrap());
@@ -121,15 +126,7 @@ fn wait_get_returns_the_value_once_set_and_none_when_cut_short_or_out_of_time() 
         let c = c.clone();
         thread::spawn(move || c.wait_get("absent", Duration::from_secs(600)))
     };
-    let start = Instant::now();
-    while !waiter.is_finished() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "never interrupted"
-        );
-        c.interrupt_wait();
-        thread::sleep(Duration::from_millis(20));
-    }
+    interrupt_until_done(&c, &waiter);
     assert_eq!(waiter.join().unwrap().unwrap(), None);
     assert!(matches!(
         c.wait_get("", Duration::ZERO),
@@ -363,10 +360,7 @@ fn a_nudged_wait_leaves_an_idle_connection_alive_past_the_frame_deadline() {
         let c = c.clone();
         thread::spawn(move || c.wait_once(&["never"], Duration::from_secs(600)))
     };
-    while !waiter.is_finished() {
-        c.interrupt_wait();
-        thread::sleep(Duration::from_millis(20));
-    }
+    interrupt_until_done(&c, &waiter);
     assert!(!waiter.join().unwrap().unwrap());
     thread::sleep(Duration::from_millis(1200));
     c.set("still", b"here").unwrap();

@@ -301,14 +301,14 @@ impl TcpStore {
             send(stream, &bytes, &self.addr)
         };
         let result = sent.and_then(|()| {
-            let _waiting = waits.then(|| self.begin_waiting());
-            // A wait steps aside for a wait of another thread every slice.
-            let tick = || {
-                if self.queued_waits.load(Ordering::SeqCst) > 0 {
-                    self.interrupt_wait();
-                }
+            let waiting = waits.then(|| self.begin_waiting());
+            // A wait steps aside for a wait of another thread already in line after
+            // a slice (reading in slices only then: a lone wait sleeps in its read).
+            let step_aside = || self.interrupt_wait();
+            let tick: Option<&dyn Fn()> = match &waiting {
+                Some((_, true)) => Some(&step_aside),
+                _ => None,
             };
-            let tick: Option<&dyn Fn()> = if waits { Some(&tick) } else { None };
             receive(stream, &mut conn.buf, deadline, &limits, &self.addr, tick)
         });
         let reply = match result {
@@ -365,8 +365,15 @@ impl TcpStore {
             self.queued_waits.fetch_add(1, Ordering::SeqCst);
         }
         self.queued.fetch_add(1, Ordering::SeqCst);
-        if !for_wait && self.waiting.load(Ordering::SeqCst) {
-            self.interrupt_wait();
+        if self.waiting.load(Ordering::SeqCst) {
+            if for_wait {
+                // Another wait: the one in progress gets a slice first (two waits
+                // that cut each other short at once would do nothing else).
+                thread::sleep(WAIT_SLICE);
+            }
+            if self.waiting.load(Ordering::SeqCst) {
+                self.interrupt_wait();
+            }
         }
         let ticket = self.tickets.fetch_add(1, Ordering::SeqCst);
         let mut conn = lock(&self.conn);
@@ -384,14 +391,17 @@ impl TcpStore {
     }
 
     /// Marks a wait in progress (until the guard goes), nudging it at once if a
-    /// thread is in line already for something other than a wait.
-    fn begin_waiting(&self) -> Waiting<'_> {
+    /// thread is in line already for something other than a wait. Says whether a
+    /// wait is in line already: the wait then steps aside after a slice (a wait that
+    /// comes later sees this one and nudges it after a slice itself).
+    fn begin_waiting(&self) -> (Waiting<'_>, bool) {
         self.waiting.store(true, Ordering::SeqCst);
+        let waits = self.queued_waits.load(Ordering::SeqCst);
         let queued = self.queued.load(Ordering::SeqCst);
-        if queued > self.queued_waits.load(Ordering::SeqCst).min(queued) {
+        if queued > waits.min(queued) {
             self.interrupt_wait();
         }
-        Waiting(&self.waiting)
+        (Waiting(&self.waiting), waits > 0)
     }
 
     /// Ends a wait of this client in progress on the server at once, as if its time

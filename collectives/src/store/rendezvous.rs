@@ -122,9 +122,11 @@ pub fn rendezvous(
         // Every rank has joined, rank 0 (which set the value first) too: `all` gets
         // the value, so that each rank's one wait brings it. Unless a rank gave up on
         // the job already (then this rank reads its verdict).
-        let value = store.get(&value_key)?.unwrap_or_default();
-        let mut all = ALL_JOINED.to_vec();
-        all.extend_from_slice(&value);
+        let all = match store.get(&value_key)? {
+            Some(value) => [ALL_JOINED, &value].concat(),
+            // Only a rank that joined twice (or a prefix used before) gets here.
+            None => b"missing 0".to_vec(),
+        };
         store.compare_set(&all_key, None, &all)?;
     }
     let start = Instant::now();
@@ -134,28 +136,32 @@ pub fn rendezvous(
         waited: start.elapsed(),
     };
     const WHAT: &str = "waiting for every rank to join";
+    // Whether this rank wrote the verdict (else another rank gave up first).
+    let mut wrote = false;
     let outcome = match watch(store, &all_key, timeout) {
         Ok(Some(all)) => all,
         Ok(None) => {
             // The first rank to give up writes the verdict, so that a rank arriving
             // later cannot complete the count and go on alone.
             let missing = missing_ranks(store, prefix, size)?;
-            let verdict = format!("missing {}", join_ranks(&missing));
-            let now = store.compare_set(&all_key, None, verdict.as_bytes())?;
-            let now = now.unwrap_or_default();
-            if let Some(named) = parse_verdict(&now) {
-                if rank == 0 {
-                    // The store's host keeps it for the waiting ranks to read.
-                    if size > named.len() + 1 {
-                        let _ = store.wait(&[&format!("{prefix}/told")], VERDICT_WAIT);
-                    }
-                } else {
-                    told(store, prefix, size, &named);
+            let late = if missing.is_empty() {
+                // Every rank has set its key: the last one is between that and its
+                // count. It gets a moment before anyone gives up on it.
+                watch(store, &all_key, VERDICT_WAIT)?
+            } else {
+                None
+            };
+            match late {
+                Some(all) => all,
+                None => {
+                    let verdict = format!("missing {}", join_ranks(&missing));
+                    let now = store.compare_set(&all_key, None, verdict.as_bytes())?;
+                    // (Unless the last rank counted itself meanwhile.)
+                    let now = now.unwrap_or_default();
+                    wrote = now == verdict.as_bytes();
+                    now
                 }
-                return Err(missing_error(WHAT, named));
             }
-            // The last rank counted itself meanwhile.
-            now
         }
         Err(StoreError::Closed { .. }) if rank != 0 => {
             return Err(missing_error(
@@ -170,11 +176,22 @@ pub fn rendezvous(
         return Ok(value.to_vec());
     }
     let missing = parse_verdict(&outcome).unwrap_or_default();
-    told(store, prefix, size, &missing);
-    Err(missing_error(
-        "waiting for every rank to join (another rank gave up)",
-        missing,
-    ))
+    if rank == 0 {
+        // The store's host keeps it until the waiting ranks have read the verdict.
+        if size > missing.len() + 1 {
+            let _ = store.wait(&[&format!("{prefix}/told")], VERDICT_WAIT);
+        }
+    } else {
+        told(store, prefix, size, rank, &missing);
+    }
+    if wrote {
+        Err(missing_error(WHAT, missing))
+    } else {
+        Err(missing_error(
+            "waiting for every rank to join (another rank gave up)",
+            missing,
+        ))
+    }
 }
 
 /// `key`'s value once it exists, `None` when `timeout` passed first: one
@@ -221,10 +238,13 @@ fn missing_ranks(store: &dyn Store, prefix: &str, size: usize) -> Result<Vec<usi
     }
 }
 
-/// Counts this rank among those that know the rendezvous failed; the last of the
-/// ranks that joined (rank 0 aside) sets `told`, which rank 0 waits for before it
-/// returns.
-fn told(store: &dyn Store, prefix: &str, size: usize, missing: &[usize]) {
+/// Counts `rank` among the ranks that joined and know the rendezvous failed (rank 0,
+/// which waits for them, and ranks the verdict names do not count); the last of
+/// them sets `told`.
+fn told(store: &dyn Store, prefix: &str, size: usize, rank: usize, missing: &[usize]) {
+    if rank == 0 || missing.contains(&rank) {
+        return;
+    }
     let others = size.saturating_sub(missing.len() + 1) as i64;
     if store.add(&format!("{prefix}/told_count"), 1).ok() == Some(others) {
         let _ = store.set(&format!("{prefix}/told"), b"");

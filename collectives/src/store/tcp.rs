@@ -258,7 +258,8 @@ impl TcpStore {
         pick: impl FnOnce(Frame) -> Result<T, Frame>,
     ) -> Result<T, StoreError> {
         let waits = matches!(request, Frame::Wait { .. } | Frame::WaitGet { .. });
-        let mut turn = self.turn(waits);
+        // A wait shorter than a slice (a check of what is there) queues as a request.
+        let mut turn = self.turn(waits && extra >= WAIT_SLICE);
         let reply = self.exchange_in(&mut turn.conn, request, extra, key, waits)?;
         pick(reply).map_err(|other| turn.conn.unexpected(other, op))
     }
@@ -361,10 +362,13 @@ impl TcpStore {
     fn turn(&self, for_wait: bool) -> Turn<'_> {
         // Announced before looking, as the waiting thread sets `waiting` before it
         // looks at `queued`: one of the two sees the other and nudges.
+        // (`queued` first and `queued_waits` last on the way in, the other way out: a
+        // thread between the two counts as a request, which at worst cuts a wait
+        // short once, never as a wait that hides a request.)
+        self.queued.fetch_add(1, Ordering::SeqCst);
         if for_wait {
             self.queued_waits.fetch_add(1, Ordering::SeqCst);
         }
-        self.queued.fetch_add(1, Ordering::SeqCst);
         if self.waiting.load(Ordering::SeqCst) {
             if for_wait {
                 // Another wait: the one in progress gets a slice first (two waits
@@ -380,10 +384,10 @@ impl TcpStore {
         while conn.serving != ticket {
             conn = self.next_turn.wait(conn).unwrap_or_else(|e| e.into_inner());
         }
-        self.queued.fetch_sub(1, Ordering::SeqCst);
         if for_wait {
             self.queued_waits.fetch_sub(1, Ordering::SeqCst);
         }
+        self.queued.fetch_sub(1, Ordering::SeqCst);
         Turn {
             conn,
             next_turn: &self.next_turn,

@@ -66,8 +66,9 @@ pub struct TorchStore {
     namespace: String,
     request_timeout: Duration,
     conn: Mutex<Conn>,
-    /// The connection of a `WAIT` in progress, for [`Store::interrupt_watch`].
-    waiting: Mutex<Option<TcpStream>>,
+    /// The connections of the `watch_get`s in progress (by number), for
+    /// [`Store::interrupt_watch`], and the next number.
+    waiting: Mutex<(Vec<(u64, TcpStream)>, u64)>,
 }
 
 #[derive(Debug)]
@@ -116,7 +117,7 @@ impl TorchStore {
                             stream: Some(stream),
                             closed: String::new(),
                         }),
-                        waiting: Mutex::new(None),
+                        waiting: Mutex::new((Vec::new(), 0)),
                     });
                 }
                 Err(Handshake::Fatal(e)) => return Err(e),
@@ -228,9 +229,18 @@ impl TorchStore {
         (&stream)
             .write_all(&req)
             .map_err(|e| io("sending a wait to", e.to_string()))?;
-        if watch {
-            *lock(&self.waiting) = stream.try_clone().ok();
-        }
+        let slot = if watch {
+            let mut w = lock(&self.waiting);
+            let n = w.1;
+            w.1 += 1;
+            let clone = stream
+                .try_clone()
+                .map_err(|e| io("setting up a waiting connection to", e.to_string()))?;
+            w.0.push((n, clone));
+            Some(n)
+        } else {
+            None
+        };
         let deadline = deadline_after(timeout);
         let answer = loop {
             let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
@@ -246,16 +256,27 @@ impl TorchStore {
             match (&stream).read(&mut b) {
                 Ok(1) if b[0] == STOP_WAITING => break Ok(true),
                 Ok(1) => break Err(io("waiting on", format!("an answer of {} to WAIT", b[0]))),
-                // Shut by interrupt_watch (or the server went away: the next request
-                // on the main connection says so).
-                Ok(_) => break Ok(false),
+                // Shut by interrupt_watch, or closed by the server (one that does not
+                // know WAIT closes the connection: an error, not a wait's end).
+                Ok(_)
+                    if slot
+                        .is_some_and(|n| !lock(&self.waiting).0.iter().any(|(m, _)| *m == n)) =>
+                {
+                    break Ok(false);
+                }
+                Ok(_) => {
+                    break Err(StoreError::Closed {
+                        addr: self.addr.clone(),
+                        reason: "PyTorch's store closed the connection of a WAIT".into(),
+                    });
+                }
                 Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
                 Err(e) if e.kind() == ErrorKind::Interrupted => {}
                 Err(e) => break Err(io("waiting on", e.to_string())),
             }
         };
-        if watch {
-            *lock(&self.waiting) = None;
+        if let Some(n) = slot {
+            lock(&self.waiting).0.retain(|(m, _)| *m != n);
         }
         let _ = stream.shutdown(Shutdown::Both);
         answer
@@ -338,9 +359,12 @@ impl Store for TorchStore {
         Ok(None)
     }
 
-    /// Shuts the connection of a `watch_get` (or `wait`) in progress.
+    /// Shuts the connections of the `watch_get`s in progress (not a `wait`'s).
     fn interrupt_watch(&self) {
-        if let Some(s) = lock(&self.waiting).as_ref() {
+        // Taken out of the list first: their reads then tell an interrupt from the
+        // server closing the connection.
+        let taken = std::mem::take(&mut lock(&self.waiting).0);
+        for (_, s) in taken {
             let _ = s.shutdown(Shutdown::Both);
         }
     }

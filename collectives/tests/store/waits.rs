@@ -426,3 +426,29 @@ fn a_wait_on_two_keys_ends_though_one_was_deleted_and_set_again() {
         start.elapsed()
     );
 }
+
+#[test]
+fn a_rank_that_times_out_while_the_last_one_is_counting_itself_waits_for_it() {
+    // Rank 3 has set its key and not yet counted itself when rank 0 gives up: rank 0
+    // must not fail the job naming no one.
+    let srv = server(ServerOptions::new());
+    let addr = srv.local_addr().to_string();
+    client(&srv).set("m/joined/3", b"pid").unwrap();
+    let ranks: Vec<_> = (0..3usize)
+        .map(|rank| {
+            let addr = addr.clone();
+            thread::spawn(move || {
+                let c = TcpStore::connect(&addr, client_options()).unwrap();
+                let timeout = if rank == 0 { 300 } else { 30_000 };
+                store::rendezvous(&c, "m", rank, 4, Some(b"v"), Duration::from_millis(timeout))
+            })
+        })
+        .collect();
+    thread::sleep(Duration::from_millis(700));
+    let c = client(&srv);
+    let last = store::rendezvous(&c, "m", 3, 4, None, Duration::from_secs(30));
+    assert_eq!(last.unwrap(), b"v");
+    for r in ranks {
+        assert_eq!(r.join().unwrap().unwrap(), b"v");
+    }
+}

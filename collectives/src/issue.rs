@@ -208,6 +208,11 @@ impl ProcessGroup {
                     inner.fail(None, err.clone(), "mismatch");
                     err
                 }
+                // The group was aborted while this call was on its way (another
+                // rank's failure, seen through the store): the refusal says why.
+                other @ nccl_safe::Error::Aborted { .. } => inner
+                    .refusal(op, &call_site)
+                    .unwrap_or_else(|| other.into()),
                 other => other.into(),
             });
         }

@@ -273,6 +273,12 @@ impl JobFailure {
 struct Shared {
     store: Arc<dyn Store>,
     tcp: Option<Arc<TcpStore>>,
+    /// What the watching thread waits on: a TCP store's second connection of its own
+    /// (so that its long wait never holds up this rank's other requests, nor theirs
+    /// it, and breaking it sets no disconnect record), else the store itself.
+    watcher: Arc<dyn Store>,
+    /// That second connection, when there is one.
+    watcher_tcp: Option<Arc<TcpStore>>,
     /// The store's address (for errors).
     addr: String,
     /// The keys of the group's first epoch start with this.
@@ -372,9 +378,28 @@ impl Link {
         // A group that heals prints no report (its failures end an epoch, not the
         // job), and nobody waits for one.
         let report = report && !heals;
+        let watcher_tcp = tcp.as_ref().and_then(|t| {
+            TcpStore::connect(t.addr(), t.options().clone())
+                .map_err(|e| {
+                    log::warn!(
+                        "group {} rank {}: no second connection to the job's store for \
+                         watching failures ({e}); the first one is shared",
+                        inner.options.name,
+                        inner.rank
+                    );
+                })
+                .ok()
+                .map(Arc::new)
+        });
+        let watcher: Arc<dyn Store> = match &watcher_tcp {
+            Some(w) => w.clone(),
+            None => store.clone(),
+        };
         let shared = Arc::new(Shared {
             store,
             tcp,
+            watcher,
+            watcher_tcp,
             addr: place.addr,
             base: place.base,
             failed_key,
@@ -503,7 +528,7 @@ impl Link {
             // The last reference may go on the link's own thread (it holds the group
             // briefly); it cannot wait for itself.
             if h.thread().id() != std::thread::current().id() {
-                let store = &self.shared.store;
+                let store = &self.shared.watcher;
                 if store.watches_without_polling() {
                     // Its wait on the store ends when interrupted; an interruption just
                     // before the wait began is lost, so interrupt until it is done. A
@@ -513,14 +538,18 @@ impl Link {
                     let begun = Instant::now();
                     let patience = self
                         .shared
-                        .tcp
+                        .watcher_tcp
                         .as_ref()
                         .map(|t| t.options().request_timeout);
                     let mut nudged: Option<Instant> = None;
+                    let mut broken = false;
                     while !h.is_finished() {
-                        if let (Some(tcp), Some(p)) = (&self.shared.tcp, patience) {
+                        if let (Some(tcp), Some(p), false) =
+                            (&self.shared.watcher_tcp, patience, broken)
+                        {
                             if begun.elapsed() >= p {
                                 tcp.break_connection();
+                                broken = true;
                             }
                         }
                         if nudged.is_none_or(|t| t.elapsed() >= NUDGE_AGAIN) {
@@ -547,7 +576,7 @@ impl Shared {
                 }
                 // A store that can is watched by a wait on the failure key (below),
                 // which costs it nothing while it lasts; other stores are polled.
-                if !self.store.watches_without_polling() && !*lock(&self.own) {
+                if !self.watcher.watches_without_polling() && !*lock(&self.own) {
                     let (stop, _) = self
                         .wake
                         .wait_timeout(stop, self.interval)
@@ -560,9 +589,9 @@ impl Shared {
             if self.handle_own() {
                 return;
             }
-            let record = if self.store.watches_without_polling() {
+            let record = if self.watcher.watches_without_polling() {
                 // One wait that returns the record once it is set.
-                match self.store.watch_get(&self.failed_key, WATCH_ROUND) {
+                match self.watcher.watch_get(&self.failed_key, WATCH_ROUND) {
                     // Cut short (a request of this process, or the stop), or a round
                     // without news: look at the stop and this rank's own failure.
                     Ok(None) => continue,
@@ -808,6 +837,9 @@ impl Shared {
     fn close(&self) {
         if let Some(tcp) = &self.tcp {
             let _ = tcp.close();
+        }
+        if let Some(w) = &self.watcher_tcp {
+            let _ = w.close();
         }
     }
 }

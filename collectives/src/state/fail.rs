@@ -333,9 +333,7 @@ impl Inner {
         if first {
             self.abort_hooks(None, reason);
         }
-        // Operations that completed before the news came report their success (the
-        // failed rank may have finished them too, and died after).
-        let _ = self.in_flight();
+        self.settle_completed();
         self.fail_pending(reason);
         if first {
             self.published.set(); // nothing of this rank's own to publish

@@ -543,6 +543,34 @@ impl Inner {
         }
     }
 
+    /// Settles as done the works at the front of the list whose operation completed,
+    /// while the stream has no error: before an abort for another rank's failure, so
+    /// that what finished (on every rank: the failed one may have died after) is not
+    /// reported aborted. Unlike [`Inner::observe`] it never fails a work (that path
+    /// waits for the abort's own publication).
+    pub(crate) fn settle_completed(&self) {
+        if self.stream.query().is_err() {
+            return;
+        }
+        let done: Vec<Arc<WorkState>> = {
+            let mut p = lock(&self.pending);
+            let mut done = Vec::new();
+            while let Some(w) = p.front() {
+                let pending = matches!(*lock(&w.outcome), Outcome::Pending);
+                if !pending || !matches!(w.event.query(), Ok(true)) {
+                    break;
+                }
+                done.extend(p.pop_front());
+            }
+            done
+        };
+        for w in done {
+            if w.settle(Outcome::Done) {
+                self.recorder.set_state(w.entry, State::Completed);
+            }
+        }
+    }
+
     /// Operations in flight: issued and not yet complete.
     pub(crate) fn in_flight(&self) -> usize {
         let (done, n) = {

@@ -107,14 +107,15 @@ fn a_rank_whose_watchdog_times_out_aborts_the_others_within_a_second() {
 }
 
 /// The first rank a failure text names, past the failing operation's own names
-/// ("on rank R of group G", "(rank R of G)").
+/// ("on rank R of group G", "(rank R of G)", "on rank R is aborted").
 fn first_blamed(text: &str) -> Option<usize> {
     text.match_indices("rank ").find_map(|(i, _)| {
         let digits: String = text[i + 5..]
             .chars()
             .take_while(char::is_ascii_digit)
             .collect();
-        let own = text[i + 5 + digits.len()..].starts_with(" of ");
+        let rest = &text[i + 5 + digits.len()..];
+        let own = rest.starts_with(" of ") || rest.starts_with(" is aborted");
         if own { None } else { digits.parse().ok() }
     })
 }

@@ -61,9 +61,9 @@ impl ServerOptions {
     }
 
     /// Limits sized for a job of `world_size` ranks (the defaults of [`new`](Self::new)
-    /// where they are larger): room for two connections per rank plus 64 (a rank's
-    /// own and a tool's or a report's), all of which may be waiting for their hello at
-    /// once as a job starts; 64 keys and 64 KiB of keys and values per rank (a flight
+    /// where they are larger): room for two connections per rank (a rank's requests,
+    /// and its watch of the job's failure record) plus 64 for tools and reports, all
+    /// of which may be waiting for their hello at once as a job starts; 64 keys and 64 KiB of keys and values per rank (a flight
     /// record each, and the rendezvous). What [`ProcessGroup::from_env`] and
     /// `nccl-run` serve their jobs with.
     ///

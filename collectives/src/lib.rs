@@ -51,6 +51,7 @@ mod state;
 pub mod store;
 mod timer;
 mod trace;
+mod vcoll;
 mod watchdog;
 mod work;
 

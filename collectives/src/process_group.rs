@@ -28,6 +28,7 @@ pub(crate) struct OpInfo {
     pub(crate) op: &'static str,
     pub(crate) dtype: DType,
     pub(crate) count: usize,
+    pub(crate) out_count: Option<usize>,
     pub(crate) root: Option<usize>,
     pub(crate) p2p: Option<(usize, bool)>,
     pub(crate) site: &'static Location<'static>,
@@ -46,6 +47,7 @@ impl OpInfo {
             op,
             dtype,
             count,
+            out_count: None,
             root: None,
             p2p: None,
             site,
@@ -56,6 +58,12 @@ impl OpInfo {
     /// Marks a step of the library's own (recorded under `name`, not a call site).
     pub(crate) fn library(mut self, name: &'static str) -> OpInfo {
         self.library = Some(name);
+        self
+    }
+
+    /// The elements received, where `count` and the size do not imply it.
+    pub(crate) fn out_count(mut self, n: usize) -> OpInfo {
+        self.out_count = Some(n);
         self
     }
 

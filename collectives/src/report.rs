@@ -232,7 +232,12 @@ fn report_of(dumps: &[Dump]) -> Vec<String> {
     lines
 }
 
+/// An entry as the report compares it across ranks: what every rank of a matching
+/// call has in common (an `all_to_allv`'s counts differ from rank to rank).
 fn describe(e: &Entry) -> String {
+    if e.out_count.is_some() {
+        return format!("{} ({})", e.op, e.dtype);
+    }
     match e.root {
         Some(root) => format!("{} (count {}, {}, root {root})", e.op, e.count, e.dtype),
         None => format!("{} (count {}, {})", e.op, e.count, e.dtype),
@@ -251,6 +256,7 @@ mod tests {
             op: op.into(),
             dtype: "f32".into(),
             count: 4,
+            out_count: None,
             root: None,
             call_site: site.into(),
             enqueued_ms: 0,
@@ -321,6 +327,28 @@ mod tests {
             vec![
                 "all_reduce #7 (train.rs:57): ranks 0,2,3 waiting; rank 1 never issued it (last: broadcast #6 at \
                  train.rs:41)"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_all_to_allv_whose_counts_differ_by_rank_is_no_mismatch() {
+        let v = |rank: usize, state| {
+            let mut x = e(3, "all_to_allv", "moe.rs:9", state);
+            (x.count, x.out_count) = (rank + 1, Some(10 - rank));
+            dump(rank, vec![x])
+        };
+        let lines = hang_report(&[
+            v(0, State::TimedOut),
+            v(1, State::TimedOut),
+            v(2, State::TimedOut),
+            dump(3, vec![]),
+        ]);
+        assert_eq!(
+            lines,
+            vec![
+                "all_to_allv #3 (moe.rs:9): ranks 0,1,2 waiting; rank 3 never issued it (no \
+                  collective before it)"
             ]
         );
     }

@@ -3,7 +3,7 @@
 //! By concept: orderings and both waits in `group/waits.rs`; timeouts, abort and the
 //! error policies in `group/timeouts.rs`; the watchdog, dumps and the hang report in
 //! `group/watchdog.rs`; groups over given communicators and eager connection in
-//! `group/communicators.rs`.
+//! `group/communicators.rs`; the v-collectives in `group/vcoll.rs`.
 
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -22,6 +22,8 @@ use common::on_ranks;
 mod communicators;
 #[path = "group/timeouts.rs"]
 mod timeouts;
+#[path = "group/vcoll.rs"]
+mod vcoll;
 #[path = "group/waits.rs"]
 mod waits;
 #[path = "group/watchdog.rs"]

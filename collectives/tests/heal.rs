@@ -235,6 +235,7 @@ fn entry(seq: u64, op: &str, state: State) -> Entry {
         op: op.into(),
         dtype: "f32".into(),
         count: 4,
+        out_count: None,
         root: None,
         call_site: "train.rs:9".into(),
         enqueued_ms: 0,

@@ -2,7 +2,8 @@
 //! ci/setup installs into `.deps/torch`, or the Python in `NCCL_RS_TORCH_PYTHON`) reads
 //! the dumps of 4 sim processes written with `NCCL_RS_TRACE_FORMAT=both`, and names
 //! the same rank, op and sequence number as our hang report: in a job where one rank
-//! never issues a collective, and in one where a rank issues a different one. These
+//! never issues a collective, in one where a rank issues a different one, and in one
+//! where that missing collective follows v-collectives whose counts differ by rank. These
 //! need PyTorch, so plain `cargo test` shows them as ignored; ci/test runs them with
 //! `--ignored`. The test binary re-runs itself as each rank (`child`).
 
@@ -46,9 +47,12 @@ fn child() {
         pg.recv(&mut x, peer)
     };
     p2p.unwrap().wait_host(PATIENCE).unwrap();
+    if scenario == "uneven" {
+        uneven_collectives(&pg, &s);
+    }
     let second = match (scenario.as_str(), rank) {
         // Rank 3 never issues the second all-reduce: it waits for the others' failure.
-        ("missing", 3) => {
+        ("missing" | "uneven", 3) => {
             let start = Instant::now();
             while pg.aborted().is_none() && start.elapsed() < PATIENCE {
                 std::thread::sleep(Duration::from_millis(10));
@@ -64,6 +68,34 @@ fn child() {
     println!("@@ error: {err}");
     drop(pg);
     std::process::exit(1);
+}
+
+/// The three v-collectives, each rank with counts of its own (rank `i` sends `i + 2j`
+/// elements to rank `j`: what a rank sends and receives differ), all completed: records the analyzer must find consistent.
+fn uneven_collectives(pg: &ProcessGroup, s: &Stream) {
+    use nccl_safe::Blocks;
+    let me = pg.rank();
+    let sends = Blocks::packed(&(0..RANKS).map(|j| me + 2 * j).collect::<Vec<_>>()).unwrap();
+    let recvs = Blocks::packed(&(0..RANKS).map(|i| i + 2 * me).collect::<Vec<_>>()).unwrap();
+    let send = DeviceBuffer::from_slice(s, &vec![me as f32; sends.total()]).unwrap();
+    let mut recv = DeviceBuffer::<f32>::zeroed(s, recvs.total()).unwrap();
+    pg.all_to_allv(&send, &sends, &mut recv, &recvs)
+        .unwrap()
+        .wait_host(PATIENCE)
+        .unwrap();
+    let blocks = Blocks::packed(&[1, 2, 3, 4]).unwrap();
+    let mine = DeviceBuffer::from_slice(s, &vec![1.0f32; blocks.count(me)]).unwrap();
+    let mut all = DeviceBuffer::<f32>::zeroed(s, blocks.total()).unwrap();
+    pg.all_gather_v(&mine, &mut all, &blocks)
+        .unwrap()
+        .wait_host(PATIENCE)
+        .unwrap();
+    let mut part = DeviceBuffer::<f32>::zeroed(s, blocks.count(me)).unwrap();
+    pg.reduce_scatter_v(&all, &blocks, &mut part, ReduceOp::Sum)
+        .unwrap()
+        .wait_host(PATIENCE)
+        .unwrap();
+    assert_eq!(part.to_vec(s).unwrap(), vec![RANKS as f32; me + 1]);
 }
 
 /// Runs `scenario` on 4 torchrun-style ranks dumping into `dir` in both formats.
@@ -251,6 +283,36 @@ fn pytorchs_analyzer_names_the_rank_that_issued_another_collective_as_we_do() {
         msg.contains("COLLECTIVE_TYPE_MISMATCH")
             && msg.contains(&format!("'{odd_op}'"))
             && msg.contains("'all_reduce'"),
+        "{theirs}"
+    );
+}
+
+#[test]
+#[ignore = "needs PyTorch (ci/test runs it with --ignored)"]
+fn pytorchs_analyzer_reads_uneven_collectives_as_consistent_and_finds_the_later_missing_rank() {
+    // The v-collectives (sequence numbers 2-4) have counts that differ from rank to
+    // rank; neither report may call them a mismatch, and both name rank 3 as missing
+    // from the all-reduce after them.
+    let (line, theirs) = both_reports("uneven", "never issued it");
+    assert!(
+        line.starts_with("all_reduce #5 (") && line.contains("rank 3 never issued it"),
+        "{line}"
+    );
+    assert_eq!(
+        field(
+            &theirs,
+            "Not all ranks joining collective, sequence number:"
+        ),
+        "5",
+        "{theirs}"
+    );
+    assert!(
+        !theirs.contains("MISMATCH") && !theirs.contains("has errors"),
+        "{theirs}"
+    );
+    assert_eq!(
+        rank_set(field(&theirs, "missing ranks:")),
+        BTreeSet::from([3]),
         "{theirs}"
     );
 }

@@ -64,7 +64,7 @@ pub use base::host_fn::refused_host_fn_calls;
 pub use base::id::UniqueId;
 pub use base::types::DriverKind;
 pub use comm::{
-    AbortHandle, Communicator, Group, GrowId, RankMap, ReduceOp, Revoked, Shrunk, group,
+    AbortHandle, Blocks, Communicator, Group, GrowId, RankMap, ReduceOp, Revoked, Shrunk, group,
     wait_for_teardowns, with_call_label, with_checked_call_label,
 };
 pub use device::Device;

@@ -5,7 +5,7 @@
 //! misuse and deadlocks in `comm/errors.rs`; world-size-1 scenarios with a gate as the
 //! late peer in `comm/size_one.rs`; the sim's limits on pending operations in
 //! `comm/limits.rs`; random world sizes and counts in `comm/props.rs`; revoke, shrink and
-//! grow in `comm/reshape.rs`.
+//! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`.
 
 mod common;
 
@@ -30,6 +30,8 @@ mod scalable;
 mod size_one;
 #[path = "comm/values.rs"]
 mod values;
+#[path = "comm/vcoll.rs"]
+mod vcoll;
 
 /// Runs `f(rank, device, comm)` on `n` ranks, one thread each, and returns their
 /// results in rank order.

@@ -90,6 +90,7 @@ fn change_entry(op: &str, size: usize, site: &str) -> Entry {
         op: op.to_string(),
         dtype: "-".into(),
         count: size,
+        out_count: None,
         root: None,
         call_site: site.to_string(),
         enqueued_ms: now,

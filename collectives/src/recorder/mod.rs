@@ -41,8 +41,14 @@ pub struct Entry {
     pub op: String,
     /// Element type.
     pub dtype: String,
-    /// Element count as the operation was called.
+    /// Element count as the operation was called. For the v-collectives: the
+    /// elements this rank sends (`all_to_allv`), or the total of every rank's block,
+    /// the same on every rank (`all_gather_v`, `reduce_scatter_v`).
     pub count: usize,
+    /// The elements received where that is not implied by `count` and the group's
+    /// size: this rank's receive total in an `all_to_allv`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub out_count: Option<usize>,
     /// Root of a rooted collective.
     pub root: Option<usize>,
     /// Where the public API was called from (`file:line`).
@@ -302,6 +308,7 @@ mod tests {
             op: "all_reduce".into(),
             dtype: "f32".into(),
             count: 4,
+            out_count: None,
             root: None,
             call_site: "x.rs:1".into(),
             enqueued_ms: 0,

@@ -73,6 +73,16 @@ fn shape(e: &Entry, rank: usize, size: usize) -> Option<(String, Vec<i64>, Vec<i
         "all_gather" => ("all_gather".into(), vec![n], vec![all]),
         "reduce_scatter" => ("reduce_scatter".into(), vec![all], vec![n]),
         "all_to_all" => ("all_to_all_single".into(), vec![n], vec![n]),
+        // The analyzer checks an all-to-all's sizes only summed over the group, as
+        // an uneven one needs: what every rank sent against what every rank received.
+        "all_to_allv" => (
+            "all_to_all_single".into(),
+            vec![n],
+            vec![e.out_count.map_or(n, |m| m as i64)],
+        ),
+        // `count` is the total of every rank's block, the same on every rank: the
+        // analyzer compares it across ranks, as it compares an even one's sizes.
+        "all_gather_v" | "reduce_scatter_v" => (e.op.clone(), vec![n], vec![n]),
         "gather" => (
             "gather".into(),
             vec![n],

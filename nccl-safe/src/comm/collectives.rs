@@ -35,7 +35,7 @@ pub enum ReduceOp<'a, T: DataType> {
 }
 
 impl Communicator {
-    fn check_buffer(&self, op: &'static str, device: &Device) -> Result<()> {
+    pub(super) fn check_buffer(&self, op: &'static str, device: &Device) -> Result<()> {
         check_same_device(op, &self.inner.device, device)
     }
 
@@ -85,7 +85,7 @@ impl Communicator {
         })
     }
 
-    fn issue(&self, stream: &Stream, call: Call) -> Result<()> {
+    pub(super) fn issue(&self, stream: &Stream, call: Call) -> Result<()> {
         if call.op.desc.count == 0 && !matches!(call.op.desc.kind, Kind::Send | Kind::Recv) {
             // NCCL discards an empty collective (no kernel, no rank waits for another),
             // after checking its arguments: so does this layer, on both drivers. An

@@ -13,9 +13,11 @@ mod id;
 mod label;
 mod reshape;
 mod scalable;
+mod vcoll;
 
 pub use collectives::ReduceOp;
 pub use communicator::{AbortHandle, Communicator, wait_for_teardowns};
 pub use group::{Group, group};
 pub use label::{with_call_label, with_checked_call_label};
 pub use reshape::{GrowId, RankMap, Revoked, Shrunk};
+pub use vcoll::Blocks;

@@ -12,6 +12,7 @@ fn entry(op: &str, seq: Option<u64>, count: usize, state: State) -> Entry {
         op: op.into(),
         dtype: "f32".into(),
         count,
+        out_count: None,
         root: None,
         call_site: "src/train.rs:57".into(),
         enqueued_ms: 5,

@@ -1,0 +1,123 @@
+//! The v-collectives of a process group: values on 1-8 ranks, one flight-record entry
+//! each with the counts it was called with, a refused call records nothing, and a
+//! rank that never joins is named by the timeout.
+
+use std::time::Duration;
+
+use collectives::{Error, Options};
+use nccl_safe::{Blocks, DeviceBuffer, ReduceOp, Stream};
+
+use super::{PATIENCE, on_ranks};
+
+#[test]
+fn v_collectives_of_a_group_match_the_reference_and_are_recorded_once_each() {
+    for n in 1..=8usize {
+        let got = on_ranks(0, n, Options::new(), move |me, pg| {
+            let s = Stream::new(pg.device()).unwrap();
+            // Rank i sends i + 2j elements, each `100 i + j`, to rank j.
+            let sends = Blocks::packed(&(0..n).map(|j| me + 2 * j).collect::<Vec<_>>()).unwrap();
+            let recvs = Blocks::packed(&(0..n).map(|i| i + 2 * me).collect::<Vec<_>>()).unwrap();
+            let mut out = Vec::new();
+            for j in 0..n {
+                out.extend(std::iter::repeat_n((100 * me + j) as i32, me + 2 * j));
+            }
+            let send = DeviceBuffer::from_slice(&s, &out).unwrap();
+            let mut recv = DeviceBuffer::<i32>::zeroed(&s, recvs.total()).unwrap();
+            let a2a = pg.all_to_allv(&send, &sends, &mut recv, &recvs).unwrap();
+            let blocks = Blocks::packed(&(0..n).map(|r| r % 3).collect::<Vec<_>>()).unwrap();
+            let mine = DeviceBuffer::from_slice(&s, &vec![me as i32; blocks.count(me)]).unwrap();
+            let mut all = DeviceBuffer::<i32>::zeroed(&s, blocks.total()).unwrap();
+            let ag = pg.all_gather_v(&mine, &mut all, &blocks).unwrap();
+            let mut part = DeviceBuffer::<i32>::zeroed(&s, blocks.count(me)).unwrap();
+            let rs = pg
+                .reduce_scatter_v(&all, &blocks, &mut part, ReduceOp::Max)
+                .unwrap();
+            for w in [a2a, ag, rs] {
+                w.wait_host(PATIENCE).unwrap();
+            }
+            let record: Vec<_> = pg
+                .flight_record()
+                .into_iter()
+                .filter(|e| e.op.ends_with('v'))
+                .map(|e| (e.op, e.count, e.out_count, e.seq.is_some()))
+                .collect();
+            (
+                recv.to_vec(&s).unwrap(),
+                all.to_vec(&s).unwrap(),
+                part.to_vec(&s).unwrap(),
+                record,
+            )
+        });
+        let blocks = Blocks::packed(&(0..n).map(|r| r % 3).collect::<Vec<_>>()).unwrap();
+        let mut gathered = Vec::new();
+        for r in 0..n {
+            gathered.extend(std::iter::repeat_n(r as i32, r % 3));
+        }
+        for (me, (recv, all, part, record)) in got.into_iter().enumerate() {
+            let mut want = Vec::new();
+            for i in 0..n {
+                want.extend(std::iter::repeat_n((100 * i + me) as i32, i + 2 * me));
+            }
+            assert_eq!(recv, want, "all_to_allv, rank {me} of {n}");
+            assert_eq!(all, gathered, "all_gather_v, rank {me} of {n}");
+            let d = blocks.displacement(me);
+            assert_eq!(
+                part,
+                gathered[d..d + me % 3].to_vec(),
+                "reduce_scatter_v, rank {me}"
+            );
+            let sent: usize = (0..n).map(|j| me + 2 * j).sum();
+            let received: usize = (0..n).map(|i| i + 2 * me).sum();
+            assert_eq!(
+                record,
+                vec![
+                    ("all_to_allv".to_string(), sent, Some(received), true),
+                    ("all_gather_v".to_string(), blocks.total(), None, true),
+                    ("reduce_scatter_v".to_string(), blocks.total(), None, true),
+                ],
+                "rank {me} of {n}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_refused_v_collective_records_nothing_and_a_missing_rank_is_named() {
+    let opts = Options::new().timeout(Duration::from_millis(800));
+    let texts = on_ranks(3, 3, opts, |me, pg| {
+        let s = Stream::new(pg.device()).unwrap();
+        let x = DeviceBuffer::<u8>::zeroed(&s, 6).unwrap();
+        let mut y = DeviceBuffer::<u8>::zeroed(&s, 6).unwrap();
+        let before = pg.flight_record().len();
+        let bad = Blocks::packed(&[2, 2]).unwrap(); // two ranks in a group of three
+        let e = pg.all_to_allv(&x, &bad, &mut y, &bad).unwrap_err();
+        assert!(
+            matches!(e, Error::Safe(nccl_safe::Error::InvalidArgument { .. }))
+                && e.to_string()
+                    .contains("describes 2 ranks, the world size is 3"),
+            "{e}"
+        );
+        assert_eq!(pg.flight_record().len(), before);
+        if me == 2 {
+            // Rank 2 never joins the exchange; the others time out.
+            std::thread::sleep(Duration::from_millis(2500));
+            return (String::new(), pg.dump_flight_record("test"));
+        }
+        let b = Blocks::packed(&[2, 2, 2]).unwrap();
+        let w = pg.all_to_allv(&x, &b, &mut y, &b).unwrap();
+        let e = w.wait_host(PATIENCE).unwrap_err().to_string();
+        (e, pg.dump_flight_record("test"))
+    });
+    for (t, _) in &texts[..2] {
+        assert!(t.contains("all_to_allv #1"), "{t}");
+    }
+    // The hang report of the three dumps names the rank that never issued it.
+    let dumps: Vec<_> = texts.into_iter().map(|(_, d)| d).collect();
+    let report = collectives::hang_report(&dumps);
+    assert!(
+        report
+            .iter()
+            .any(|l| l.starts_with("all_to_allv #1") && l.contains("rank 2 never issued it")),
+        "{report:#?}"
+    );
+}

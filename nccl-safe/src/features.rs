@@ -78,6 +78,9 @@ pub fn cuda_header_version() -> Version {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Feature {
+    /// `ncclGroupSimulateEnd`: NCCL's estimate of a group's time
+    /// ([`estimate`](crate::estimate)).
+    GroupSimulate,
     /// `ncclCommInitRankScalable`: a communicator's init with several unique ids, one
     /// bootstrap root each ([`Communicator::init_scalable`](crate::Communicator::init_scalable)).
     ScalableInit,
@@ -99,13 +102,17 @@ pub enum Feature {
     /// `ncclCommGrow` with `ncclCommGetUniqueId` (new ranks join a running
     /// communicator).
     Grow,
+    /// `ncclCommSuspend`, `ncclCommResume` and `ncclCommMemStats`
+    /// ([`Communicator::suspend`](crate::Communicator::suspend)).
+    Suspend,
     /// The parameter API (`ncclParamBind`; older: the environment decides).
     ParamApi,
 }
 
 impl Feature {
     /// Every feature, oldest first.
-    pub const ALL: [Feature; 10] = [
+    pub const ALL: [Feature; 12] = [
+        Feature::GroupSimulate,
         Feature::ScalableInit,
         Feature::Fp8,
         Feature::Shrink,
@@ -115,18 +122,21 @@ impl Feature {
         Feature::Scatter,
         Feature::Revoke,
         Feature::Grow,
+        Feature::Suspend,
         Feature::ParamApi,
     ];
 
     /// The first NCCL release with it (the module's table).
     pub const fn min_version(self) -> Version {
         match self {
+            Feature::GroupSimulate => Version::new(2, 22, 3),
             Feature::ScalableInit => Version::new(2, 23, 4),
             Feature::Fp8 => Version::new(2, 24, 3),
             Feature::Shrink | Feature::WindowRegistration => Version::new(2, 27, 3),
             Feature::AllToAll | Feature::Gather | Feature::Scatter => Version::new(2, 28, 3),
             Feature::Revoke => Version::new(2, 28, 7),
             Feature::Grow => Version::new(2, 29, 2),
+            Feature::Suspend => Version::new(2, 29, 7),
             Feature::ParamApi => Version::new(2, 30, 4),
         }
     }
@@ -134,6 +144,7 @@ impl Feature {
     /// The NCCL function that provides it (`None` for the fp8 data types).
     pub const fn symbol(self) -> Option<&'static str> {
         match self {
+            Feature::GroupSimulate => Some("ncclGroupSimulateEnd"),
             Feature::ScalableInit => Some("ncclCommInitRankScalable"),
             Feature::Fp8 => None,
             Feature::Shrink => Some("ncclCommShrink"),
@@ -143,6 +154,7 @@ impl Feature {
             Feature::Scatter => Some("ncclScatter"),
             Feature::Revoke => Some("ncclCommRevoke"),
             Feature::Grow => Some("ncclCommGrow"),
+            Feature::Suspend => Some("ncclCommSuspend"),
             Feature::ParamApi => Some("ncclParamBind"),
         }
     }
@@ -150,6 +162,7 @@ impl Feature {
     /// A short name.
     pub const fn name(self) -> &'static str {
         match self {
+            Feature::GroupSimulate => "group cost estimate",
             Feature::ScalableInit => "several bootstrap roots",
             Feature::Fp8 => "fp8 data types",
             Feature::Shrink => "shrink",
@@ -159,6 +172,7 @@ impl Feature {
             Feature::Scatter => "native scatter",
             Feature::Revoke => "revoke",
             Feature::Grow => "grow",
+            Feature::Suspend => "suspend and resume",
             Feature::ParamApi => "parameter API",
         }
     }

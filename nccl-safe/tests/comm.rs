@@ -5,7 +5,7 @@
 //! misuse and deadlocks in `comm/errors.rs`; world-size-1 scenarios with a gate as the
 //! late peer in `comm/size_one.rs`; the sim's limits on pending operations in
 //! `comm/limits.rs`; random world sizes and counts in `comm/props.rs`; revoke, shrink and
-//! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`.
+//! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`; suspend and resume in `comm/suspend.rs`.
 
 mod common;
 
@@ -28,6 +28,8 @@ mod reshape;
 mod scalable;
 #[path = "comm/size_one.rs"]
 mod size_one;
+#[path = "comm/suspend.rs"]
+mod suspend;
 #[path = "comm/values.rs"]
 mod values;
 #[path = "comm/vcoll.rs"]

@@ -95,6 +95,11 @@ impl Config {
         self.blocking.unwrap_or(true)
     }
 
+    /// Whether a split with this config shares resources with its parent.
+    pub(crate) fn shares_split(&self) -> bool {
+        self.split_share == Some(true)
+    }
+
     setters! {
         /// Thread-block cluster size (`cgaClusterSize`, 0..=8).
         cga_cluster_size: u32;

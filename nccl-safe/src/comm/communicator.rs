@@ -136,6 +136,11 @@ pub(crate) struct CommInner {
     /// How many communicators the call that made this one made (more than one for
     /// [`Communicator::init_all`]).
     pub(super) together: usize,
+    /// Active, suspended, or between the two (`suspend.rs`).
+    pub(super) suspend_state: std::sync::atomic::AtomicU8,
+    /// Set on both sides of a split that shares resources (`split_share`): NCCL
+    /// suspends neither.
+    pub(super) shares: AtomicBool,
 }
 
 impl CommInner {
@@ -164,6 +169,8 @@ impl CommInner {
             pending: Mutex::new(Vec::new()),
             prune_at: AtomicUsize::new(64),
             together,
+            suspend_state: std::sync::atomic::AtomicU8::new(super::suspend::ACTIVE),
+            shares: AtomicBool::new(false),
         });
         let mut live = lock(live_comms());
         live.retain(|w| w.strong_count() > 0);
@@ -286,7 +293,7 @@ impl CommInner {
                     .into(),
             });
         }
-        Ok(())
+        super::suspend::check_active(self, op)
     }
 
     fn is_ready(&self) -> Result<bool> {
@@ -1041,7 +1048,7 @@ impl Communicator {
             .imp
             .split(color, key, config, &self.inner.config)?;
         let device = &self.inner.device;
-        Ok(out.map(|(rank, size, imp)| Communicator {
+        let child = out.map(|(rank, size, imp)| Communicator {
             inner: CommInner::new(
                 device.clone(),
                 rank,
@@ -1050,7 +1057,14 @@ impl Communicator {
                 imp,
                 self.inner.together,
             ),
-        }))
+        });
+        if config.shares_split() {
+            self.inner.shares.store(true, Ordering::Release);
+            if let Some(c) = &child {
+                c.inner.shares.store(true, Ordering::Release);
+            }
+        }
+        Ok(child)
     }
 }
 

@@ -13,6 +13,7 @@ mod id;
 mod label;
 mod reshape;
 mod scalable;
+mod suspend;
 mod vcoll;
 
 pub use collectives::ReduceOp;
@@ -20,4 +21,5 @@ pub use communicator::{AbortHandle, Communicator, wait_for_teardowns};
 pub use group::{Group, group};
 pub use label::{with_call_label, with_checked_call_label};
 pub use reshape::{GrowId, RankMap, Revoked, Shrunk};
+pub use suspend::MemStats;
 pub use vcoll::Blocks;

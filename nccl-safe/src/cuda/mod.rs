@@ -16,6 +16,7 @@ pub(crate) mod poller;
 pub(crate) mod ptx;
 mod reshape;
 mod stream;
+mod suspend;
 
 pub(crate) use reshape::{join_grown, raw_id};
 

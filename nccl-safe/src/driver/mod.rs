@@ -704,6 +704,36 @@ impl CommImpl {
 }
 
 impl CommImpl {
+    /// NCCL's suspend of the communicator's memory; the sim holds none to free. The
+    /// caller has met every rank and enforces the state.
+    pub fn suspend(&self) -> Result<()> {
+        match self {
+            CommImpl::Sim(_) => Ok(()),
+            CommImpl::Cuda { comm, device } => comm.suspend(device),
+        }
+    }
+
+    /// NCCL's resume (every rank meets inside it); nothing to take back on the sim.
+    pub fn resume(&self) -> Result<()> {
+        match self {
+            CommImpl::Sim(_) => Ok(()),
+            CommImpl::Cuda { comm, device } => comm.resume(device),
+        }
+    }
+
+    /// NCCL's memory statistics; on the sim, no memory and the state's flag.
+    pub fn mem_stats(&self, suspended: bool) -> Result<crate::MemStats> {
+        match self {
+            CommImpl::Sim(_) => Ok(crate::MemStats {
+                suspendable: 0,
+                persistent: 0,
+                total: 0,
+                suspended,
+            }),
+            CommImpl::Cuda { comm, device } => comm.mem_stats(device),
+        }
+    }
+
     /// Stops this rank's operations and waits (at most `timeout`) until the
     /// communicator is quiescent: the sim's abort flag; cuda's `ncclCommRevoke`
     /// polled until NCCL reports it quiescent.

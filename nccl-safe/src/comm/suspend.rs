@@ -1,0 +1,232 @@
+//! Suspend and resume (NCCL 2.29.7's `ncclCommSuspend`/`ncclCommResume`): a
+//! communicator frees the device memory NCCL can give back between phases of a job
+//! (reinforcement learning's generation and training), and takes it back. Its state
+//! machine is enforced here: nothing is issued on a suspended communicator.
+
+use std::cell::Cell;
+use std::sync::atomic::Ordering;
+
+use super::communicator::CommInner;
+use super::{Communicator, ReduceOp};
+use crate::features::Feature;
+use crate::{DeviceBuffer, Error, Result, Stream};
+
+pub(super) const ACTIVE: u8 = 0;
+const SUSPENDED: u8 = 1;
+/// A suspend or a resume is under way on some thread.
+const CHANGING: u8 = 2;
+
+thread_local! {
+    /// Set while this thread runs the barrier of a suspend or resume, whose
+    /// all-reduce is the one operation a communicator between states takes.
+    static IN_BARRIER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Refuses operations on a communicator that is suspended, or being suspended or
+/// resumed (except the barrier of that change).
+pub(super) fn check_active(inner: &CommInner, op: &'static str) -> Result<()> {
+    match inner.suspend_state.load(Ordering::Acquire) {
+        ACTIVE => Ok(()),
+        _ if IN_BARRIER.with(Cell::get) => Ok(()),
+        SUSPENDED => Err(Error::InvalidUsage {
+            op,
+            reason: format!(
+                "rank {} of {}: the communicator is suspended; resume it first",
+                inner.rank, inner.size
+            ),
+        }),
+        _ => Err(Error::InvalidUsage {
+            op,
+            reason: format!(
+                "rank {} of {}: the communicator is being suspended or resumed",
+                inner.rank, inner.size
+            ),
+        }),
+    }
+}
+
+/// NCCL's memory statistics of one communicator ([`Communicator::mem_stats`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemStats {
+    /// Bytes of device memory NCCL frees on suspend (`ncclStatGpuMemSuspend`).
+    pub suspendable: u64,
+    /// Bytes NCCL keeps while suspended (`ncclStatGpuMemPersist`).
+    pub persistent: u64,
+    /// All the device memory NCCL tracks for it (`ncclStatGpuMemTotal`).
+    pub total: u64,
+    /// Whether its memory is suspended now (`ncclStatGpuMemSuspended`).
+    pub suspended: bool,
+}
+
+impl Communicator {
+    /// Suspends the communicator: NCCL frees the device memory it can
+    /// (`ncclCommSuspend` with `NCCL_SUSPEND_MEM`), and nothing may be issued on it
+    /// until [`Communicator::resume`]; an operation meanwhile is refused with
+    /// [`Error::InvalidUsage`]. Abort, close and drop still work.
+    ///
+    /// Collective: every rank suspends. It waits for the device's work (as NCCL does),
+    /// then for every rank, through a one-byte all-reduce bounded by
+    /// [`Config::call_timeout`](crate::Config::call_timeout) and ended by an abort, so
+    /// that a rank that never suspends is a timeout here, not a hang inside NCCL's own
+    /// barrier; then it calls NCCL.
+    ///
+    /// ```
+    /// use std::thread;
+    /// use nccl_safe::{Communicator, Config, Device, DeviceBuffer, Error, ReduceOp, Stream, UniqueId};
+    /// let id = UniqueId::random();
+    /// let ranks: Vec<_> = (0..2).map(|rank| thread::spawn(move || -> nccl_safe::Result<Vec<f32>> {
+    ///     let dev = Device::sim(rank)?;
+    ///     let comm = Communicator::init(&dev, rank, 2, &id, &Config::new())?;
+    ///     let s = Stream::new(&dev)?;
+    ///     let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 4])?;
+    ///     comm.suspend()?;
+    ///     assert!(comm.is_suspended() && comm.mem_stats()?.suspended);
+    ///     // Nothing is issued on a suspended communicator.
+    ///     let refused = comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s);
+    ///     assert!(matches!(refused, Err(Error::InvalidUsage { .. })));
+    ///     comm.resume()?;
+    ///     comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s)?;
+    ///     x.to_vec(&s)
+    /// })).collect();
+    /// for r in ranks {
+    ///     assert_eq!(r.join().unwrap()?, vec![2.0; 4]);
+    /// }
+    /// # Ok::<(), nccl_safe::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnsupportedByNccl`] below NCCL 2.29.7 (on the sim, below
+    /// [`Config::emulate_nccl_version`](crate::Config::emulate_nccl_version));
+    /// [`Error::InvalidUsage`] when it is suspended already, another thread is
+    /// suspending or resuming it, or it shares resources through a split with
+    /// `split_share` (NCCL suspends none of those); [`Error::Timeout`] when the
+    /// device's work or another rank does not arrive within the call timeout; an abort
+    /// meanwhile; NCCL's errors (also when its memory manager is disabled).
+    pub fn suspend(&self) -> Result<()> {
+        const OP: &str = "suspend";
+        let inner = &self.inner;
+        crate::features::require(
+            inner.imp.kind(),
+            inner.config.sim_nccl_version,
+            Feature::Suspend,
+        )?;
+        inner.check_usable(OP)?;
+        if inner.shares.load(Ordering::Acquire) {
+            return Err(Error::InvalidUsage {
+                op: OP,
+                reason: "the communicator shares its resources with a split made with \
+                         split_share; NCCL suspends none of them"
+                    .into(),
+            });
+        }
+        self.change(OP, ACTIVE, SUSPENDED, |comm| {
+            comm.inner
+                .device
+                .synchronize_timeout(comm.inner.config.call_timeout)?;
+            comm.barrier(OP)?;
+            comm.inner.imp.suspend()
+        })
+    }
+
+    /// Resumes a suspended communicator: NCCL takes its memory back
+    /// (`ncclCommResume`) and operations may be issued again.
+    ///
+    /// Collective: every rank resumes. On the sim the ranks meet under the call
+    /// timeout. On cuda they meet inside NCCL, which has no timeout of its own and
+    /// cannot be aborted while it waits (the communicator's memory is gone, so no
+    /// collective of ours can meet them first): resume on every rank.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnsupportedByNccl`] as [`Communicator::suspend`];
+    /// [`Error::InvalidUsage`] when it is not suspended; [`Error::Timeout`] on the sim
+    /// when another rank does not resume within the call timeout (it stays suspended
+    /// then); an abort; NCCL's errors.
+    pub fn resume(&self) -> Result<()> {
+        const OP: &str = "resume";
+        let inner = &self.inner;
+        crate::features::require(
+            inner.imp.kind(),
+            inner.config.sim_nccl_version,
+            Feature::Suspend,
+        )?;
+        inner.check_usable(OP)?;
+        self.change(OP, SUSPENDED, ACTIVE, |comm| {
+            if comm.inner.imp.kind() == crate::DriverKind::Sim {
+                comm.barrier(OP)?;
+            }
+            comm.inner.imp.resume()
+        })
+    }
+
+    /// Whether the communicator is suspended (or being suspended or resumed).
+    pub fn is_suspended(&self) -> bool {
+        self.inner.suspend_state.load(Ordering::Acquire) != ACTIVE
+    }
+
+    /// NCCL's statistics of the device memory this communicator holds
+    /// (`ncclCommMemStats`). The sim's communicators hold no device memory of their
+    /// own: every count is 0 there, and `suspended` follows the state.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnsupportedByNccl`] as [`Communicator::suspend`]; an aborted or
+    /// closed communicator; NCCL's errors.
+    pub fn mem_stats(&self) -> Result<MemStats> {
+        let inner = &self.inner;
+        crate::features::require(
+            inner.imp.kind(),
+            inner.config.sim_nccl_version,
+            Feature::Suspend,
+        )?;
+        inner.check_usable("mem_stats")?;
+        let suspended = inner.suspend_state.load(Ordering::Acquire) == SUSPENDED;
+        inner.imp.mem_stats(suspended)
+    }
+
+    /// Moves the state from `from` to `to` around `step`; back to `from` if it fails.
+    fn change(
+        &self,
+        op: &'static str,
+        from: u8,
+        to: u8,
+        step: impl FnOnce(&Communicator) -> Result<()>,
+    ) -> Result<()> {
+        let state = &self.inner.suspend_state;
+        if let Err(now) =
+            state.compare_exchange(from, CHANGING, Ordering::AcqRel, Ordering::Acquire)
+        {
+            return Err(Error::InvalidUsage {
+                op,
+                reason: match now {
+                    SUSPENDED => "the communicator is suspended already".into(),
+                    ACTIVE => "the communicator is not suspended".into(),
+                    _ => "another thread is suspending or resuming the communicator".into(),
+                },
+            });
+        }
+        let result = step(self);
+        state.store(if result.is_ok() { to } else { from }, Ordering::Release);
+        result
+    }
+
+    /// Every rank meets in a one-byte all-reduce on a stream of its own, under the
+    /// call timeout.
+    fn barrier(&self, op: &'static str) -> Result<()> {
+        let stream = Stream::new(&self.inner.device)?;
+        let mut one = DeviceBuffer::<u8>::zeroed(&stream, 1)?;
+        IN_BARRIER.with(|b| b.set(true));
+        let label = format!("the barrier of {op}");
+        let issued = super::with_call_label(&label, || {
+            self.all_reduce_in_place(&mut one, ReduceOp::Max, &stream)
+        });
+        IN_BARRIER.with(|b| b.set(false));
+        issued?;
+        let waited = self.inner.config.call_timeout;
+        stream.synchronize_timeout(waited).map_err(|e| match e {
+            Error::Timeout { .. } => Error::Timeout { op, waited },
+            other => other,
+        })
+    }
+}

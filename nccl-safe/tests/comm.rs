@@ -5,7 +5,7 @@
 //! misuse and deadlocks in `comm/errors.rs`; world-size-1 scenarios with a gate as the
 //! late peer in `comm/size_one.rs`; the sim's limits on pending operations in
 //! `comm/limits.rs`; random world sizes and counts in `comm/props.rs`; revoke, shrink and
-//! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`; suspend and resume in `comm/suspend.rs`.
+//! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`; suspend and resume in `comm/suspend.rs`; cost estimates in `comm/estimate.rs`.
 
 mod common;
 
@@ -16,6 +16,8 @@ use nccl_safe::{Communicator, Config, Device, DriverKind, UniqueId};
 
 #[path = "comm/errors.rs"]
 mod errors;
+#[path = "comm/estimate.rs"]
+mod estimate;
 #[path = "comm/init.rs"]
 mod init;
 #[path = "comm/limits.rs"]

@@ -11,7 +11,7 @@ use crate::memory::tracker::{enqueue_record, enqueue_waits};
 use crate::stream::check_same_device;
 use crate::{Error, Result, Stream};
 
-type Pending = Vec<(Arc<CommInner>, Stream, Call)>;
+pub(super) type Pending = Vec<(Arc<CommInner>, Stream, Call)>;
 
 thread_local! {
     pub(super) static GROUP: RefCell<Option<Pending>> = const { RefCell::new(None) };
@@ -109,6 +109,19 @@ impl Drop for GroupReset {
 /// assert_eq!(got, vec![vec![1; 3], vec![0; 3]]);
 /// ```
 pub fn group<R>(f: impl FnOnce(&Group) -> Result<R>) -> Result<R> {
+    let (value, pending, finalizes) = collect("group", f)?;
+    launch_group(pending)?;
+    CommInner::finalize_all(&finalizes)?;
+    Ok(value)
+}
+
+/// Runs `f` with a group open on this thread: its value, the calls it collected, and
+/// the finalizes it deferred. Nothing is launched; on `f`'s error nothing collected
+/// is returned.
+pub(super) fn collect<R>(
+    op: &'static str,
+    f: impl FnOnce(&Group) -> Result<R>,
+) -> Result<(R, Pending, Vec<Arc<CommInner>>)> {
     let nested = GROUP.with(|g| {
         let mut g = g.borrow_mut();
         if g.is_some() {
@@ -119,7 +132,7 @@ pub fn group<R>(f: impl FnOnce(&Group) -> Result<R>) -> Result<R> {
     });
     if nested {
         return Err(Error::InvalidUsage {
-            op: "group",
+            op,
             reason: "groups do not nest".into(),
         });
     }
@@ -128,10 +141,7 @@ pub fn group<R>(f: impl FnOnce(&Group) -> Result<R>) -> Result<R> {
     let pending = GROUP.with(|g| g.borrow_mut().take()).unwrap_or_default();
     let finalizes = FINALIZES.with(|f| std::mem::take(&mut *f.borrow_mut()));
     drop(reset);
-    let value = result?;
-    launch_group(pending)?;
-    CommInner::finalize_all(&finalizes)?;
-    Ok(value)
+    Ok((result?, pending, finalizes))
 }
 
 fn launch_group(pending: Pending) -> Result<()> {

@@ -8,6 +8,7 @@
 
 mod collectives;
 mod communicator;
+mod estimate;
 mod group;
 mod id;
 mod label;
@@ -18,6 +19,7 @@ mod vcoll;
 
 pub use collectives::ReduceOp;
 pub use communicator::{AbortHandle, Communicator, wait_for_teardowns};
+pub use estimate::{SIM_LINK_BANDWIDTH, SIM_STEP_LATENCY, estimate};
 pub use group::{Group, group};
 pub use label::{with_call_label, with_checked_call_label};
 pub use reshape::{GrowId, RankMap, Revoked, Shrunk};

@@ -18,6 +18,8 @@ mod reshape;
 mod stream;
 mod suspend;
 
+pub(crate) use suspend::simulate_group;
+
 pub(crate) use reshape::{join_grown, raw_id};
 
 use std::ffi::c_void;

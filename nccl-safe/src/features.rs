@@ -78,6 +78,10 @@ pub fn cuda_header_version() -> Version {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Feature {
+    /// `ncclMemAlloc` and `ncclCommRegister`: memory NCCL allocates
+    /// ([`DeviceBuffer::alloc_nccl`](crate::DeviceBuffer::alloc_nccl)) and buffer
+    /// registration ([`Communicator::register`](crate::Communicator::register)).
+    Registration,
     /// `ncclGroupSimulateEnd`: NCCL's estimate of a group's time
     /// ([`estimate`](crate::estimate)).
     GroupSimulate,
@@ -111,7 +115,8 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature, oldest first.
-    pub const ALL: [Feature; 12] = [
+    pub const ALL: [Feature; 13] = [
+        Feature::Registration,
         Feature::GroupSimulate,
         Feature::ScalableInit,
         Feature::Fp8,
@@ -129,6 +134,7 @@ impl Feature {
     /// The first NCCL release with it (the module's table).
     pub const fn min_version(self) -> Version {
         match self {
+            Feature::Registration => Version::new(2, 19, 1),
             Feature::GroupSimulate => Version::new(2, 22, 3),
             Feature::ScalableInit => Version::new(2, 23, 4),
             Feature::Fp8 => Version::new(2, 24, 3),
@@ -144,6 +150,7 @@ impl Feature {
     /// The NCCL function that provides it (`None` for the fp8 data types).
     pub const fn symbol(self) -> Option<&'static str> {
         match self {
+            Feature::Registration => Some("ncclCommRegister"),
             Feature::GroupSimulate => Some("ncclGroupSimulateEnd"),
             Feature::ScalableInit => Some("ncclCommInitRankScalable"),
             Feature::Fp8 => None,
@@ -162,6 +169,7 @@ impl Feature {
     /// A short name.
     pub const fn name(self) -> &'static str {
         match self {
+            Feature::Registration => "buffer registration",
             Feature::GroupSimulate => "group cost estimate",
             Feature::ScalableInit => "several bootstrap roots",
             Feature::Fp8 => "fp8 data types",

@@ -5,7 +5,8 @@
 //! misuse and deadlocks in `comm/errors.rs`; world-size-1 scenarios with a gate as the
 //! late peer in `comm/size_one.rs`; the sim's limits on pending operations in
 //! `comm/limits.rs`; random world sizes and counts in `comm/props.rs`; revoke, shrink and
-//! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`; suspend and resume in `comm/suspend.rs`; cost estimates in `comm/estimate.rs`.
+//! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`; suspend and resume in `comm/suspend.rs`; cost estimates in `comm/estimate.rs`; NCCL's memory and registration in
+//! `comm/register.rs`.
 
 mod common;
 
@@ -24,6 +25,8 @@ mod init;
 mod limits;
 #[path = "comm/props.rs"]
 mod props;
+#[path = "comm/register.rs"]
+mod register;
 #[path = "comm/reshape.rs"]
 mod reshape;
 #[path = "comm/scalable.rs"]

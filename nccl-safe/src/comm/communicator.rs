@@ -141,6 +141,8 @@ pub(crate) struct CommInner {
     /// Set on both sides of a split that shares resources (`split_share`): NCCL
     /// suspends neither.
     pub(super) shares: AtomicBool,
+    /// Live [`Registration`](super::Registration)s of this communicator.
+    pub(super) registrations: AtomicUsize,
 }
 
 impl CommInner {
@@ -171,6 +173,7 @@ impl CommInner {
             together,
             suspend_state: std::sync::atomic::AtomicU8::new(super::suspend::ACTIVE),
             shares: AtomicBool::new(false),
+            registrations: AtomicUsize::new(0),
         });
         let mut live = lock(live_comms());
         live.retain(|w| w.strong_count() > 0);

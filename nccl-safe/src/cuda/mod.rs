@@ -14,10 +14,12 @@ mod issue;
 mod kernels;
 pub(crate) mod poller;
 pub(crate) mod ptx;
+mod register;
 mod reshape;
 mod stream;
 mod suspend;
 
+pub(crate) use register::{nccl_mem_alloc, nccl_mem_free};
 pub(crate) use suspend::simulate_group;
 
 pub(crate) use reshape::{join_grown, raw_id};

@@ -704,6 +704,23 @@ impl CommImpl {
 }
 
 impl CommImpl {
+    /// Registers `bytes` at `addr` with NCCL: its handle (0 on the sim, where the
+    /// safe layer keeps the registry).
+    pub fn register(&self, addr: u64, bytes: usize) -> Result<usize> {
+        match self {
+            CommImpl::Sim(_) => Ok(0),
+            CommImpl::Cuda { comm, device } => comm.register(device, addr, bytes),
+        }
+    }
+
+    /// Releases a registration; nothing once NCCL's communicator is gone.
+    pub fn deregister(&self, handle: usize) -> Result<()> {
+        match self {
+            CommImpl::Sim(_) => Ok(()),
+            CommImpl::Cuda { comm, device } => comm.deregister(device, handle),
+        }
+    }
+
     /// NCCL's suspend of the communicator's memory; the sim holds none to free. The
     /// caller has met every rank and enforces the state.
     pub fn suspend(&self) -> Result<()> {

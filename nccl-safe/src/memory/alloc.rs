@@ -50,6 +50,23 @@ enum Backing {
     /// Another library's object (a cudarc slice), dropped after the last pending use;
     /// `None` once handed back (`Allocation::take_foreign`).
     Foreign(Option<Box<dyn Any + Send + Sync>>),
+    /// `ncclMemAlloc`'s memory on cuda: `ncclMemFree`d after the last pending use.
+    Nccl,
+}
+
+/// Memory from `ncclMemAlloc`, freed with `ncclMemFree` when dropped (by the device's
+/// release after the allocation's pending uses).
+struct NcclMem {
+    device: Arc<crate::cuda::CudaDevice>,
+    ptr: u64,
+}
+
+impl Drop for NcclMem {
+    fn drop(&mut self) {
+        if let Err(e) = crate::cuda::nccl_mem_free(&self.device, self.ptr) {
+            log::warn!("ncclMemFree of {:#x} failed: {e}", self.ptr);
+        }
+    }
 }
 
 /// A device allocation and its tracker; freed, stream-ordered, when dropped.
@@ -58,6 +75,8 @@ pub(crate) struct Allocation {
     pub(super) ptr: u64,
     tracker: Mutex<Tracker>,
     backing: Backing,
+    /// Allocated by NCCL (`ncclMemAlloc` on cuda; marked so on the sim).
+    nccl: std::sync::atomic::AtomicBool,
 }
 
 impl Allocation {
@@ -79,6 +98,7 @@ impl Allocation {
             ptr,
             tracker: Mutex::new(Tracker::default()),
             backing: Backing::Foreign(Some(owner)),
+            nccl: std::sync::atomic::AtomicBool::new(false),
         });
         lock(&alloc.tracker).add(0..bytes, true, stream, first);
         alloc
@@ -98,7 +118,7 @@ impl Allocation {
         let mut alloc = Arc::try_unwrap(alloc)?;
         let owner = match &mut alloc.backing {
             Backing::Foreign(owner) => owner.take(),
-            Backing::Owned => None,
+            Backing::Owned | Backing::Nccl => None,
         };
         let Some(owner) = owner else {
             return Err(Arc::new(alloc));
@@ -117,6 +137,33 @@ impl Allocation {
         &self.tracker
     }
 
+    /// `bytes` that NCCL allocates (`ncclMemAlloc`, synchronous) on cuda; on the sim
+    /// an allocation like any other, marked as NCCL's.
+    pub(super) fn new_nccl(device: &Device, bytes: usize) -> Result<Arc<Allocation>> {
+        let cuda = match &*device.inner.imp {
+            crate::driver::DeviceImpl::Cuda(d) => d.clone(),
+            crate::driver::DeviceImpl::Sim(_) => {
+                let alloc = Allocation::new(device, bytes)?;
+                alloc.nccl.store(true, std::sync::atomic::Ordering::Release);
+                return Ok(alloc);
+            }
+        };
+        device.sweep_frees();
+        let ptr = crate::cuda::nccl_mem_alloc(&cuda, bytes)?;
+        Ok(Arc::new(Allocation {
+            device: device.clone(),
+            ptr,
+            tracker: Mutex::new(Tracker::default()),
+            backing: Backing::Nccl,
+            nccl: std::sync::atomic::AtomicBool::new(true),
+        }))
+    }
+
+    /// Whether NCCL allocated the memory ([`Allocation::new_nccl`]).
+    pub(crate) fn is_nccl(&self) -> bool {
+        self.nccl.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     pub(super) fn new(device: &Device, bytes: usize) -> Result<Arc<Allocation>> {
         device.sweep_frees();
         let internal = device.internal_stream()?;
@@ -126,6 +173,7 @@ impl Allocation {
             ptr,
             tracker: Mutex::new(Tracker::default()),
             backing: Backing::Owned,
+            nccl: std::sync::atomic::AtomicBool::new(false),
         });
         // First uses on other streams wait for the allocation itself.
         let event = internal.imp.record_new()?;
@@ -142,6 +190,14 @@ impl Drop for Allocation {
         // once the pending uses completed.
         let owner = match &mut self.backing {
             Backing::Owned => None,
+            Backing::Nccl => match &*self.device.inner.imp {
+                crate::driver::DeviceImpl::Cuda(d) => Some(Box::new(NcclMem {
+                    device: d.clone(),
+                    ptr: self.ptr,
+                })
+                    as Box<dyn Any + Send + Sync>),
+                crate::driver::DeviceImpl::Sim(_) => None,
+            },
             Backing::Foreign(owner) => match owner.take() {
                 Some(owner) => Some(owner),
                 None => return, // handed back to its owner

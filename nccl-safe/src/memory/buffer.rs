@@ -142,6 +142,42 @@ impl<T: DataType> DeviceBuffer<T> {
         })
     }
 
+    /// `len` uninitialised elements that NCCL allocates (`ncclMemAlloc`): memory
+    /// NCCL's buffer registration and symmetric windows use at their best (on
+    /// NVLink, multicast-capable pages).
+    ///
+    /// It differs from [`DeviceBuffer::alloc`] in one way: `ncclMemAlloc` is not
+    /// stream-ordered. It returns once the memory exists, and `ncclMemFree` may wait
+    /// for the device. Its uses are ordered as any buffer's, and dropping it never
+    /// blocks: it is freed once its pending uses have completed, on the thread that
+    /// next allocates or frees on the device. On the sim it is an ordinary
+    /// allocation, marked as NCCL's ([`DeviceBuffer::is_nccl_memory`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`DeviceBuffer::alloc`]; NCCL's errors (`ncclMemAlloc` needs NCCL 2.19.1).
+    pub fn alloc_nccl(device: &Device, len: usize) -> Result<DeviceBuffer<T>> {
+        let bytes = len
+            .checked_mul(T::DTYPE.size())
+            .ok_or_else(|| Error::InvalidArgument {
+                op: "alloc_nccl",
+                reason: format!("{len} elements of {} overflow the address space", T::DTYPE),
+            })?;
+        if device.driver() == crate::DriverKind::Cuda {
+            crate::features::require(crate::DriverKind::Cuda, None, crate::Feature::Registration)?;
+        }
+        Ok(DeviceBuffer {
+            alloc: Allocation::new_nccl(device, bytes)?,
+            len,
+            _t: PhantomData,
+        })
+    }
+
+    /// Whether NCCL allocated this buffer ([`DeviceBuffer::alloc_nccl`]).
+    pub fn is_nccl_memory(&self) -> bool {
+        self.alloc.is_nccl()
+    }
+
     /// `len` zeroes, written on `stream`.
     ///
     /// # Errors

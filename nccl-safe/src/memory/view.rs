@@ -67,6 +67,12 @@ macro_rules! view_common {
                 self.alloc.ptr + (self.start * T::DTYPE.size()) as u64
             }
 
+            /// The allocation the view is a window on.
+            #[allow(dead_code)] // registration takes read-only views
+            pub(crate) fn allocation(&self) -> &Arc<super::alloc::Allocation> {
+                self.alloc
+            }
+
             pub(crate) fn bytes(&self) -> Range<usize> {
                 let size = T::DTYPE.size();
                 self.start * size..(self.start + self.len) * size

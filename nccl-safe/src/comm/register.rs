@@ -1,0 +1,142 @@
+//! Buffer registration (`ncclCommRegister`/`ncclCommDeregister`): a [`Registration`]
+//! keeps the registered memory allocated and releases the registration before the
+//! memory goes.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::Communicator;
+use super::communicator::CommInner;
+use crate::features::Feature;
+use crate::memory::AsDeviceView;
+use crate::memory::alloc::Allocation;
+use crate::stream::check_same_device;
+use crate::{DataType, Error, Result};
+
+/// A buffer registered with a communicator ([`Communicator::register`]): NCCL may
+/// then move its data without staging copies (zero-copy point-to-point, NVLink
+/// SHARP, CollNet). Nothing else changes: collectives take the buffer as before, and
+/// NCCL finds the registration by address.
+///
+/// The registration holds the buffer's memory: dropping the [`DeviceBuffer`]
+/// (crate::DeviceBuffer) while it is registered frees nothing until the
+/// registration is released, so NCCL never holds a registration of freed memory.
+/// Dropping it (or [`Registration::deregister`]) releases it first, then lets the
+/// memory go. Closing or aborting the communicator releases its registrations
+/// (NCCL releases them with it); dropping one afterwards only lets its memory go.
+#[must_use = "dropping a Registration releases it at once"]
+pub struct Registration {
+    comm: Arc<CommInner>,
+    // Held for the registration's life: the memory it names stays allocated.
+    _alloc: Arc<Allocation>,
+    bytes: usize,
+    handle: usize,
+    released: bool,
+}
+
+impl Communicator {
+    /// Registers the memory of `buf` (a buffer or a view of one) with this
+    /// communicator (`ncclCommRegister`). Local: no other rank takes part.
+    ///
+    /// ```
+    /// use nccl_safe::{Communicator, Config, Device, DeviceBuffer, ReduceOp, Stream};
+    /// let dev = Device::sim(0)?;
+    /// let comm = Communicator::init_all(std::slice::from_ref(&dev), &Config::new())?.remove(0);
+    /// let s = Stream::new(&dev)?;
+    /// let mut grads = DeviceBuffer::<f32>::alloc_nccl(&dev, 1024)?;
+    /// grads.fill(&s, 1.0)?;
+    /// let reg = comm.register(&grads)?;
+    /// comm.all_reduce_in_place(&mut grads, ReduceOp::Sum, &s)?; // as before
+    /// drop(grads); // the memory stays until the registration goes
+    /// assert_eq!(comm.registrations(), 1);
+    /// reg.deregister()?;
+    /// assert_eq!(comm.registrations(), 0);
+    /// # comm.close()?;
+    /// # Ok::<(), nccl_safe::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for an empty buffer; [`Error::WrongDevice`];
+    /// [`Error::UnsupportedByNccl`] below NCCL 2.19.1; a communicator that cannot
+    /// take calls (aborted, closed, finalized, suspended); NCCL's errors.
+    pub fn register<T: DataType>(&self, buf: &impl AsDeviceView<T>) -> Result<Registration> {
+        const OP: &str = "register";
+        let inner = &self.inner;
+        crate::features::require(
+            inner.imp.kind(),
+            inner.config.sim_nccl_version,
+            Feature::Registration,
+        )?;
+        inner.check_issuable(OP)?;
+        let v = buf.device_view();
+        check_same_device(OP, &inner.device, v.device())?;
+        if v.is_empty() {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                reason: "the buffer is empty: there is nothing to register".into(),
+            });
+        }
+        let bytes = v.bytes().len();
+        let handle = inner.imp.register(v.addr(), bytes)?;
+        inner.registrations.fetch_add(1, Ordering::AcqRel);
+        Ok(Registration {
+            comm: inner.clone(),
+            _alloc: v.allocation().clone(),
+            bytes,
+            handle,
+            released: false,
+        })
+    }
+
+    /// How many [`Registration`]s of this communicator are alive.
+    pub fn registrations(&self) -> usize {
+        self.inner.registrations.load(Ordering::Acquire)
+    }
+}
+
+impl Registration {
+    /// The bytes registered.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Releases the registration (`ncclCommDeregister`), then lets the memory go
+    /// when nothing else holds it.
+    ///
+    /// # Errors
+    ///
+    /// NCCL's error; the registration is counted as released all the same.
+    pub fn deregister(mut self) -> Result<()> {
+        self.release()
+    }
+
+    fn release(&mut self) -> Result<()> {
+        if std::mem::replace(&mut self.released, true) {
+            return Ok(());
+        }
+        self.comm.registrations.fetch_sub(1, Ordering::AcqRel);
+        self.comm.imp.deregister(self.handle)
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        if let Err(e) = self.release() {
+            log::warn!(
+                "releasing a registration of {} bytes failed: {e}",
+                self.bytes
+            );
+        }
+    }
+}
+
+impl std::fmt::Debug for Registration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Registration({} bytes with rank {} of {})",
+            self.bytes, self.comm.rank, self.comm.size
+        )
+    }
+}

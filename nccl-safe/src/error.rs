@@ -244,6 +244,14 @@ pub enum Error {
         /// The first version with it.
         needs: crate::version::Version,
     },
+    /// NCCL made no window for a registration (`ncclCommWindowRegister` gave a null
+    /// window, as NCCL 2.29 and later do where the communicator has no symmetric-memory
+    /// support): the reason, never a null window used later.
+    #[error("window unsupported: {reason}")]
+    WindowUnsupported {
+        /// Why, as far as this library can tell.
+        reason: String,
+    },
     /// The driver cannot do this.
     #[error("{driver} driver: {what} is not supported")]
     Unsupported {
@@ -281,6 +289,7 @@ impl std::fmt::Debug for Error {
             Error::DriverChoice { .. } => "DriverChoice",
             Error::Remote { .. } => "Remote",
             Error::UnsupportedByNccl { .. } => "UnsupportedByNccl",
+            Error::WindowUnsupported { .. } => "WindowUnsupported",
             Error::Unsupported { .. } => "Unsupported",
         };
         write!(f, "Error::{variant}: {self}")

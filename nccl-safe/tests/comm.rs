@@ -6,7 +6,7 @@
 //! late peer in `comm/size_one.rs`; the sim's limits on pending operations in
 //! `comm/limits.rs`; random world sizes and counts in `comm/props.rs`; revoke, shrink and
 //! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`; suspend and resume in `comm/suspend.rs`; cost estimates in `comm/estimate.rs`; NCCL's memory and registration in
-//! `comm/register.rs`.
+//! `comm/register.rs`; windows in `comm/window.rs`.
 
 mod common;
 
@@ -39,6 +39,8 @@ mod suspend;
 mod values;
 #[path = "comm/vcoll.rs"]
 mod vcoll;
+#[path = "comm/window.rs"]
+mod window;
 
 /// Runs `f(rank, device, comm)` on `n` ranks, one thread each, and returns their
 /// results in rank order.

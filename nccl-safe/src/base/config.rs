@@ -31,6 +31,7 @@ pub struct Config {
     pub(crate) call_timeout: Duration,
     pub(crate) teardown_timeout: Duration,
     pub(crate) sim_nccl_version: Option<crate::version::Version>,
+    pub(crate) sim_no_symmetric: bool,
 }
 
 /// Builder methods that set one optional `ncclConfig_t` field.
@@ -68,6 +69,7 @@ impl Config {
             call_timeout: Duration::from_secs(300),
             teardown_timeout: Duration::from_secs(30),
             sim_nccl_version: None,
+            sim_no_symmetric: false,
         }
     }
 
@@ -76,6 +78,15 @@ impl Config {
     /// to test a program against an older NCCL without one. Ignored on cuda.
     pub fn emulate_nccl_version(mut self, version: crate::version::Version) -> Config {
         self.sim_nccl_version = Some(version);
+        self
+    }
+
+    /// On the sim driver, a communicator without symmetric-memory support (as NCCL's
+    /// is without NVLink peers or CUDA VMM): window registration gives no window, an
+    /// [`Error::WindowUnsupported`](crate::Error::WindowUnsupported). Ignored on cuda,
+    /// where NCCL decides.
+    pub fn emulate_no_symmetric_memory(mut self) -> Config {
+        self.sim_no_symmetric = true;
         self
     }
 

@@ -143,6 +143,8 @@ pub(crate) struct CommInner {
     pub(super) shares: AtomicBool,
     /// Live [`Registration`](super::Registration)s of this communicator.
     pub(super) registrations: AtomicUsize,
+    /// Live [`Window`](super::Window)s of this communicator.
+    pub(super) windows: AtomicUsize,
 }
 
 impl CommInner {
@@ -174,6 +176,7 @@ impl CommInner {
             suspend_state: std::sync::atomic::AtomicU8::new(super::suspend::ACTIVE),
             shares: AtomicBool::new(false),
             registrations: AtomicUsize::new(0),
+            windows: AtomicUsize::new(0),
         });
         let mut live = lock(live_comms());
         live.retain(|w| w.strong_count() > 0);

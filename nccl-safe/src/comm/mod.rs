@@ -17,6 +17,7 @@ mod reshape;
 mod scalable;
 mod suspend;
 mod vcoll;
+mod window;
 
 pub use collectives::ReduceOp;
 pub use communicator::{AbortHandle, Communicator, wait_for_teardowns};
@@ -27,3 +28,4 @@ pub use register::Registration;
 pub use reshape::{GrowId, RankMap, Revoked, Shrunk};
 pub use suspend::MemStats;
 pub use vcoll::Blocks;
+pub use window::{WINDOW_ALIGNMENT, Window, WindowFlags};

@@ -89,7 +89,9 @@ impl Communicator {
         })
     }
 
-    /// How many [`Registration`]s of this communicator are alive.
+    /// How many registrations this communicator holds: those made and not yet
+    /// released (a dropped [`Registration`] is released once the operations issued on
+    /// its memory before have completed).
     pub fn registrations(&self) -> usize {
         self.inner.registrations.load(Ordering::Acquire)
     }
@@ -102,11 +104,14 @@ impl Registration {
     }
 
     /// Releases the registration (`ncclCommDeregister`), then lets the memory go
-    /// when nothing else holds it.
+    /// when nothing else holds it. When operations issued on its memory are still
+    /// pending, the release waits for them off this thread and its error, if any, is
+    /// logged; otherwise it happens now.
     ///
     /// # Errors
     ///
-    /// NCCL's error; the registration is counted as released all the same.
+    /// NCCL's error of a release made now; the registration is counted as released
+    /// all the same.
     pub fn deregister(mut self) -> Result<()> {
         self.release()
     }
@@ -115,8 +120,37 @@ impl Registration {
         if std::mem::replace(&mut self.released, true) {
             return Ok(());
         }
-        self.comm.registrations.fetch_sub(1, Ordering::AcqRel);
-        self.comm.imp.deregister(self.handle)
+        let release = Release {
+            comm: self.comm.clone(),
+            handle: Some(self.handle),
+            _alloc: self._alloc.clone(),
+        };
+        super::window::release_after_uses(&self._alloc, release, |r| match r.handle.take() {
+            Some(h) => {
+                r.comm.registrations.fetch_sub(1, Ordering::AcqRel);
+                r.comm.imp.deregister(h)
+            }
+            None => Ok(()),
+        })
+    }
+}
+
+/// A registration's release, held until the operations issued on its memory before
+/// it completed; deregisters when dropped, unless released already.
+struct Release {
+    comm: Arc<CommInner>,
+    handle: Option<usize>,
+    _alloc: Arc<Allocation>,
+}
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        if let Some(h) = self.handle.take() {
+            self.comm.registrations.fetch_sub(1, Ordering::AcqRel);
+            if let Err(e) = self.comm.imp.deregister(h) {
+                log::warn!("releasing a registration failed: {e}");
+            }
+        }
     }
 }
 

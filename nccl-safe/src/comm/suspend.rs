@@ -213,7 +213,7 @@ impl Communicator {
 
     /// Every rank meets in a one-byte all-reduce on a stream of its own, under the
     /// call timeout.
-    fn barrier(&self, op: &'static str) -> Result<()> {
+    pub(super) fn barrier(&self, op: &'static str) -> Result<()> {
         let stream = Stream::new(&self.inner.device)?;
         let mut one = DeviceBuffer::<u8>::zeroed(&stream, 1)?;
         IN_BARRIER.with(|b| b.set(true));

@@ -65,3 +65,62 @@ impl CudaComm {
         })
     }
 }
+
+impl CudaComm {
+    /// `ncclCommWindowRegister`: collective, so the communicator (non-blocking) is
+    /// polled until every rank has registered, under the call timeout. The window's
+    /// out-slot lives on the heap until then (NCCL writes it when the registration
+    /// completes); on a timeout it is leaked, as NCCL may still write it. 0 when NCCL
+    /// made no window.
+    pub fn register_window(
+        &self,
+        device: &CudaDevice,
+        addr: u64,
+        bytes: usize,
+        flags: i32,
+        timeout: std::time::Duration,
+    ) -> Result<usize> {
+        let lib = lib()?;
+        let slot: Box<nccl_sys::ncclWindow_t> = Box::new(ptr::null_mut());
+        let slot = Box::into_raw(slot);
+        let rc = {
+            let _guard = device.nccl_lock();
+            let raw = self.raw()?;
+            let _ctx = device.bind()?;
+            // SAFETY: a live communicator; the memory is a live allocation of this
+            // device that the window holds; `slot` stays valid until NCCL is done.
+            unsafe { lib.ncclCommWindowRegister(raw, addr as *mut c_void, bytes, slot, flags)? }
+        };
+        let done = super::issue::started("ncclCommWindowRegister", rc)
+            .and_then(|()| super::comm::poll(self, device, timeout, "ncclCommWindowRegister"));
+        match done {
+            Ok(()) => {
+                // SAFETY: NCCL completed the registration: the slot is written and
+                // no longer NCCL's.
+                let win = unsafe { Box::from_raw(slot) };
+                Ok(*win as usize)
+            }
+            Err(e @ crate::Error::Timeout { .. }) => Err(e), // the slot stays NCCL's
+            Err(e) => {
+                // SAFETY: NCCL failed the call: it writes the slot no more.
+                drop(unsafe { Box::from_raw(slot) });
+                Err(e)
+            }
+        }
+    }
+
+    /// `ncclCommWindowDeregister`; nothing when the communicator is gone.
+    pub fn deregister_window(&self, device: &CudaDevice, win: usize) -> Result<()> {
+        let lib = lib()?;
+        let _guard = device.nccl_lock();
+        let Ok(raw) = self.raw() else {
+            return Ok(());
+        };
+        let _ctx = device.bind()?;
+        // SAFETY: a live communicator and a window its registration returned,
+        // released once, after every operation issued on its memory completed.
+        check("ncclCommWindowDeregister", unsafe {
+            lib.ncclCommWindowDeregister(raw, win as nccl_sys::ncclWindow_t)?
+        })
+    }
+}

@@ -713,6 +713,31 @@ impl CommImpl {
         }
     }
 
+    /// `ncclCommWindowRegister` (cuda only; the sim's windows live in the safe layer):
+    /// the window, 0 for none.
+    pub fn register_window(
+        &self,
+        addr: u64,
+        bytes: usize,
+        flags: i32,
+        timeout: Duration,
+    ) -> Result<usize> {
+        match self {
+            CommImpl::Sim(_) => Ok(1),
+            CommImpl::Cuda { comm, device } => {
+                comm.register_window(device, addr, bytes, flags, timeout)
+            }
+        }
+    }
+
+    /// Releases a window; nothing once NCCL's communicator is gone.
+    pub fn deregister_window(&self, raw: usize) -> Result<()> {
+        match self {
+            CommImpl::Sim(_) => Ok(()),
+            CommImpl::Cuda { comm, device } => comm.deregister_window(device, raw),
+        }
+    }
+
     /// Releases a registration; nothing once NCCL's communicator is gone.
     pub fn deregister(&self, handle: usize) -> Result<()> {
         match self {

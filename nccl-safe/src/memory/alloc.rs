@@ -133,6 +133,11 @@ impl Allocation {
         &self.device
     }
 
+    /// The events of the uses still pending on this allocation.
+    pub(crate) fn pending_events(&self) -> Vec<crate::driver::SharedEvent> {
+        lock(&self.tracker).pending()
+    }
+
     pub(super) fn tracker(&self) -> &Mutex<Tracker> {
         &self.tracker
     }

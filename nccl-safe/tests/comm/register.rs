@@ -165,3 +165,24 @@ fn registrations_cross_threads() {
 fn cuda_nccl_memory_registered_with_one_gpu() {
     registered_all_reduce_on(DriverKind::Cuda, 1);
 }
+
+#[test]
+fn a_registration_is_released_after_the_operations_issued_on_its_memory() {
+    let dev = Device::sim(7).unwrap();
+    let comm = one(&dev, &Config::new());
+    let s = Stream::new(&dev).unwrap();
+    let mut buf = DeviceBuffer::<u8>::alloc_nccl(&dev, 4096).unwrap();
+    let reg = comm.register(&buf).unwrap();
+    let gate = nccl_safe::Gate::new(&dev).unwrap();
+    s.wait_gate(&gate).unwrap();
+    comm.all_reduce_in_place(&mut buf, ReduceOp::Max, &s).unwrap();
+    drop(reg); // returns at once; NCCL keeps it until the all-reduce is done
+    assert_eq!(comm.registrations(), 1);
+    gate.open();
+    s.synchronize().unwrap();
+    drop(DeviceBuffer::<u8>::zeroed(&s, 1).unwrap()); // the device's next free runs it
+    s.synchronize().unwrap();
+    drop(DeviceBuffer::<u8>::zeroed(&s, 1).unwrap());
+    assert_eq!(comm.registrations(), 0);
+    comm.close().unwrap();
+}

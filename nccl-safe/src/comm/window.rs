@@ -1,0 +1,296 @@
+//! Windows (`ncclCommWindowRegister`, NCCL 2.27.3): a buffer registered with every
+//! rank of a communicator, which NCCL's symmetric kernels and one-sided operations
+//! address on any rank. A [`Window`] keeps its memory allocated, and is released only
+//! after the operations that used the memory before its release have completed.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::Communicator;
+use super::communicator::CommInner;
+use crate::features::Feature;
+use crate::memory::AsDeviceView;
+use crate::memory::alloc::Allocation;
+use crate::stream::check_same_device;
+use crate::{DataType, DriverKind, Error, Result};
+
+/// The alignment NCCL requires of a window's start (`NCCL_WIN_REQUIRED_ALIGNMENT`).
+pub const WINDOW_ALIGNMENT: usize = 4096;
+
+/// How a window is registered ([`Communicator::register_window`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WindowFlags {
+    symmetric: bool,
+    strict_ordering: bool,
+}
+
+impl WindowFlags {
+    /// No flags (`NCCL_WIN_DEFAULT`).
+    pub fn new() -> WindowFlags {
+        WindowFlags::default()
+    }
+
+    /// For NCCL's symmetric collective kernels (`NCCL_WIN_COLL_SYMMETRIC`): every
+    /// rank registers a buffer of the same size, and a collective whose buffers lie
+    /// at the same offset of such windows on every rank may use them.
+    pub fn symmetric(mut self) -> WindowFlags {
+        self.symmetric = true;
+        self
+    }
+
+    /// One-sided operations on the window complete in the order they were issued
+    /// (`NCCL_WIN_STRICT_ORDERING`).
+    pub fn strict_ordering(mut self) -> WindowFlags {
+        self.strict_ordering = true;
+        self
+    }
+
+    /// NCCL's `winFlags`.
+    pub fn bits(self) -> i32 {
+        (if self.symmetric { 0x01 } else { 0 }) | (if self.strict_ordering { 0x02 } else { 0 })
+    }
+}
+
+/// A buffer registered as a window with every rank of a communicator
+/// ([`Communicator::register_window`]).
+///
+/// It holds the buffer's memory, as a [`Registration`](crate::Registration) does: a
+/// dropped buffer is freed only once its window is released. Dropping the window (or
+/// [`Window::deregister`]) never blocks: the release waits, off the caller's thread,
+/// for the operations already issued on the memory, then lets the memory go.
+/// Closing or aborting the communicator releases its windows with it.
+#[must_use = "dropping a Window releases it"]
+pub struct Window {
+    comm: Arc<CommInner>,
+    alloc: Arc<Allocation>,
+    bytes: usize,
+    flags: WindowFlags,
+    raw: usize,
+    released: bool,
+}
+
+/// What a window's release holds until the operations issued before it completed:
+/// dropped by the device's release, it deregisters, then lets the memory go.
+pub(super) struct Release {
+    comm: Arc<CommInner>,
+    raw: usize,
+    _alloc: Arc<Allocation>,
+}
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        // 0 once released by `release_after_uses`'s caller.
+        if self.raw == 0 {
+            return;
+        }
+        self.comm.windows.fetch_sub(1, Ordering::AcqRel);
+        if let Err(e) = self.comm.imp.deregister_window(self.raw) {
+            log::warn!("releasing a window failed: {e}");
+        }
+    }
+}
+
+impl Communicator {
+    /// Registers `buf` (a buffer or a view of one) as a window with every rank
+    /// (`ncclCommWindowRegister`). Collective: every rank registers its buffer in the
+    /// same order, and the call returns once all have.
+    ///
+    /// The window's start must be aligned to [`WINDOW_ALIGNMENT`] bytes (a buffer
+    /// from [`DeviceBuffer::alloc_nccl`](crate::DeviceBuffer::alloc_nccl) is, and so is
+    /// a view at a multiple of 4096 bytes into it). Collectives on buffers inside a
+    /// symmetric window are issued as on any buffer; NCCL finds the window by address.
+    ///
+    /// ```
+    /// use std::thread;
+    /// use nccl_safe::{Communicator, Config, Device, DeviceBuffer, ReduceOp, Stream, UniqueId, WindowFlags};
+    /// let id = UniqueId::random();
+    /// let ranks: Vec<_> = (0..2).map(|rank| thread::spawn(move || -> nccl_safe::Result<Vec<f32>> {
+    ///     let dev = Device::sim(rank)?;
+    ///     let comm = Communicator::init(&dev, rank, 2, &id, &Config::new())?;
+    ///     let s = Stream::new(&dev)?;
+    ///     let mut buf = DeviceBuffer::<f32>::alloc_nccl(&dev, 1024)?;
+    ///     let win = comm.register_window(&buf, WindowFlags::new().symmetric())?;
+    ///     buf.fill(&s, 1.0)?;
+    ///     comm.all_reduce_in_place(&mut buf, ReduceOp::Sum, &s)?;
+    ///     let v = buf.to_vec(&s)?;
+    ///     win.deregister()?;
+    ///     Ok(v)
+    /// })).collect();
+    /// for r in ranks {
+    ///     assert_eq!(r.join().unwrap()?, vec![2.0; 1024]);
+    /// }
+    /// # Ok::<(), nccl_safe::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for an empty buffer, a start off the alignment
+    /// (naming the offset), or, on the sim, memory that NCCL did not allocate
+    /// (NCCL's windows need CUDA VMM memory); [`Error::WrongDevice`];
+    /// [`Error::UnsupportedByNccl`] below 2.27.3; [`Error::WindowUnsupported`] when
+    /// NCCL makes no window (the communicator has no symmetric-memory support);
+    /// [`Error::Timeout`] when the other ranks do not register within the call
+    /// timeout; a communicator that cannot take calls; NCCL's errors.
+    pub fn register_window<T: DataType>(
+        &self,
+        buf: &impl AsDeviceView<T>,
+        flags: WindowFlags,
+    ) -> Result<Window> {
+        const OP: &str = "register_window";
+        let inner = &self.inner;
+        crate::features::require(
+            inner.imp.kind(),
+            inner.config.sim_nccl_version,
+            Feature::WindowRegistration,
+        )?;
+        inner.check_issuable(OP)?;
+        let v = buf.device_view();
+        check_same_device(OP, &inner.device, v.device())?;
+        if v.is_empty() {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                reason: "the buffer is empty: there is nothing to register".into(),
+            });
+        }
+        let addr = v.addr();
+        let off = (addr % WINDOW_ALIGNMENT as u64) as usize;
+        if off != 0 {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                reason: format!(
+                    "the window starts {off} bytes past a {WINDOW_ALIGNMENT}-byte boundary \
+                     (byte {} of its allocation); NCCL needs {WINDOW_ALIGNMENT}-byte alignment",
+                    v.bytes().start
+                ),
+            });
+        }
+        let bytes = v.bytes().len();
+        let raw = match inner.imp.kind() {
+            DriverKind::Sim => {
+                if !v.allocation().is_nccl() {
+                    return Err(Error::InvalidArgument {
+                        op: OP,
+                        reason: "the memory was not allocated by NCCL \
+                                 (DeviceBuffer::alloc_nccl): NCCL's windows need CUDA VMM \
+                                 memory"
+                            .into(),
+                    });
+                }
+                // Every rank registers: they meet as NCCL's ranks do.
+                self.barrier(OP)?;
+                if inner.config.sim_no_symmetric {
+                    return Err(no_window());
+                }
+                // The sim has no handle: a nonzero value stands for the window.
+                1
+            }
+            DriverKind::Cuda => match inner.imp.register_window(
+                addr,
+                bytes,
+                flags.bits(),
+                inner.config.call_timeout,
+            )? {
+                0 => return Err(no_window()),
+                raw => raw,
+            },
+        };
+        inner.windows.fetch_add(1, Ordering::AcqRel);
+        Ok(Window {
+            comm: inner.clone(),
+            alloc: v.allocation().clone(),
+            bytes,
+            flags,
+            raw,
+            released: false,
+        })
+    }
+
+    /// How many windows this communicator holds: those registered and not yet
+    /// released (a dropped [`Window`] is released once the operations issued on its
+    /// memory before have completed).
+    pub fn windows(&self) -> usize {
+        self.inner.windows.load(Ordering::Acquire)
+    }
+}
+
+fn no_window() -> Error {
+    Error::WindowUnsupported {
+        reason: "NCCL made no window: this communicator has no symmetric-memory support \
+                 (NCCL needs CUDA VMM memory and peers it can map, over NVLink)"
+            .into(),
+    }
+}
+
+impl Window {
+    /// The bytes registered.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The flags it was registered with.
+    pub fn flags(&self) -> WindowFlags {
+        self.flags
+    }
+
+    /// Releases the window (`ncclCommWindowDeregister`), then lets the memory go
+    /// when nothing else holds it. When operations issued on its memory are still
+    /// pending, the release waits for them off this thread and its error, if any, is
+    /// logged; otherwise it happens now.
+    ///
+    /// # Errors
+    ///
+    /// NCCL's error of a release made now.
+    pub fn deregister(mut self) -> Result<()> {
+        self.release()
+    }
+
+    fn release(&mut self) -> Result<()> {
+        if std::mem::replace(&mut self.released, true) {
+            return Ok(());
+        }
+        let release = Release {
+            comm: self.comm.clone(),
+            raw: self.raw,
+            _alloc: self.alloc.clone(),
+        };
+        release_after_uses(&self.alloc, release, |r| {
+            let raw = std::mem::take(&mut r.raw);
+            r.comm.windows.fetch_sub(1, Ordering::AcqRel);
+            r.comm.imp.deregister_window(raw)
+        })
+    }
+}
+
+/// Runs `now` on `what` when the uses pending on `alloc` have all completed, and
+/// returns its result; otherwise hands `what` to the device, whose release drops it
+/// (releasing through its `Drop`) once they have.
+pub(super) fn release_after_uses<R: Send + Sync + 'static>(
+    alloc: &Allocation,
+    mut what: R,
+    now: impl FnOnce(&mut R) -> Result<()>,
+) -> Result<()> {
+    let pending = alloc.pending_events();
+    if pending.iter().all(|e| matches!(e.query(), Ok(true))) {
+        return now(&mut what);
+    }
+    alloc.device().release_after(Box::new(what), pending);
+    Ok(())
+}
+
+impl Drop for Window {
+    fn drop(&mut self) {
+        if let Err(e) = self.release() {
+            log::warn!("releasing a window of {} bytes failed: {e}", self.bytes);
+        }
+    }
+}
+
+impl std::fmt::Debug for Window {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Window({} bytes, {:?}, rank {} of {})",
+            self.bytes, self.flags, self.comm.rank, self.comm.size
+        )
+    }
+}

@@ -111,11 +111,14 @@ pub enum Feature {
     Suspend,
     /// The parameter API (`ncclParamBind`; older: the environment decides).
     ParamApi,
+    /// Per-call configuration of collectives (`ncclAllReduceConfig` and the other
+    /// `nccl*Config` calls, [`with_coll_config`](crate::with_coll_config)).
+    CollConfig,
 }
 
 impl Feature {
     /// Every feature, oldest first.
-    pub const ALL: [Feature; 13] = [
+    pub const ALL: [Feature; 14] = [
         Feature::Registration,
         Feature::GroupSimulate,
         Feature::ScalableInit,
@@ -129,6 +132,7 @@ impl Feature {
         Feature::Grow,
         Feature::Suspend,
         Feature::ParamApi,
+        Feature::CollConfig,
     ];
 
     /// The first NCCL release with it (the module's table).
@@ -144,6 +148,7 @@ impl Feature {
             Feature::Grow => Version::new(2, 29, 2),
             Feature::Suspend => Version::new(2, 29, 7),
             Feature::ParamApi => Version::new(2, 30, 4),
+            Feature::CollConfig => Version::new(2, 32, 3),
         }
     }
 
@@ -163,6 +168,7 @@ impl Feature {
             Feature::Grow => Some("ncclCommGrow"),
             Feature::Suspend => Some("ncclCommSuspend"),
             Feature::ParamApi => Some("ncclParamBind"),
+            Feature::CollConfig => Some("ncclAllReduceConfig"),
         }
     }
 
@@ -182,6 +188,7 @@ impl Feature {
             Feature::Grow => "grow",
             Feature::Suspend => "suspend and resume",
             Feature::ParamApi => "parameter API",
+            Feature::CollConfig => "per-call config",
         }
     }
 }
@@ -242,6 +249,9 @@ impl NcclFeatures {
     /// `Ok` when every operation's data type is supported (fp8 needs 2.24).
     pub(crate) fn require_ops(&self, ops: &[LaunchOp]) -> Result<()> {
         for op in ops {
+            if op.config.is_some() {
+                self.require(Feature::CollConfig)?;
+            }
             if DType::FP8.contains(&op.desc.dtype) && !self.supports(Feature::Fp8) {
                 return Err(Error::UnsupportedByNccl {
                     feature: op.desc.dtype.name(),
@@ -296,7 +306,11 @@ pub(crate) fn check_ops(
     emulated: Option<Version>,
     ops: &[LaunchOp],
 ) -> Result<()> {
-    if !ops.iter().any(|o| DType::FP8.contains(&o.desc.dtype)) {
+    // The common case (no fp8, no per-call config) asks nothing of the library.
+    if !ops
+        .iter()
+        .any(|o| o.config.is_some() || DType::FP8.contains(&o.desc.dtype))
+    {
         return Ok(());
     }
     match (driver, emulated) {

@@ -59,6 +59,7 @@ mod stream;
 pub mod sync;
 mod version;
 
+pub use base::coll_config::{CollConfig, with_coll_config};
 pub use base::config::Config;
 pub use base::host_fn::refused_host_fn_calls;
 pub use base::id::UniqueId;

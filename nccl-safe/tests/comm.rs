@@ -6,7 +6,8 @@
 //! late peer in `comm/size_one.rs`; the sim's limits on pending operations in
 //! `comm/limits.rs`; random world sizes and counts in `comm/props.rs`; revoke, shrink and
 //! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`; suspend and resume in `comm/suspend.rs`; cost estimates in `comm/estimate.rs`; NCCL's memory and registration in
-//! `comm/register.rs`; windows in `comm/window.rs`.
+//! `comm/register.rs`; windows in `comm/window.rs`;
+//! per-call configs in `comm/coll_config.rs`.
 
 mod common;
 
@@ -15,6 +16,8 @@ use std::thread;
 
 use nccl_safe::{Communicator, Config, Device, DriverKind, UniqueId};
 
+#[path = "comm/coll_config.rs"]
+mod coll_config;
 #[path = "comm/errors.rs"]
 mod errors;
 #[path = "comm/estimate.rs"]

@@ -106,6 +106,11 @@ impl Config {
         self.blocking.unwrap_or(true)
     }
 
+    /// The `max_ctas` set, if any.
+    pub(crate) fn max_ctas_value(&self) -> Option<u32> {
+        self.max_ctas
+    }
+
     /// Whether a split with this config shares resources with its parent.
     pub(crate) fn shares_split(&self) -> bool {
         self.split_share == Some(true)

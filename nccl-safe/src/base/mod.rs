@@ -7,8 +7,10 @@
 //! - `types.rs`: [`DriverKind`](crate::DriverKind) and the built-in elementwise ops;
 //! - `host_fn.rs`: the host-function rule and the reaper thread;
 //! - `config.rs`: [`Config`](crate::Config) (`ncclConfig_t` and deadlines);
+//! - `coll_config.rs`: [`CollConfig`](crate::CollConfig) (`ncclCollConfig_t`);
 //! - `id.rs`: [`UniqueId`](crate::UniqueId) as plain data, and the sim's magic prefix.
 
+pub(crate) mod coll_config;
 pub(crate) mod config;
 pub(crate) mod host_fn;
 pub(crate) mod id;

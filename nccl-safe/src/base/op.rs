@@ -139,6 +139,8 @@ pub(crate) struct LaunchOp {
     /// The checked call site's number (0: unchecked), see
     /// [`with_checked_call_label`](crate::with_checked_call_label).
     pub site: u32,
+    /// The per-call config attached by [`with_coll_config`](crate::with_coll_config).
+    pub config: Option<std::sync::Arc<super::coll_config::CollConfig>>,
 }
 
 #[cfg(test)]

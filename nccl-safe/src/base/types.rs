@@ -30,3 +30,16 @@ pub(crate) enum Elementwise {
     /// `x[i] = x[i] * s`
     Scale,
 }
+
+/// NCCL's memory statistics of one communicator ([`Communicator::mem_stats`](crate::Communicator::mem_stats)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemStats {
+    /// Bytes of device memory NCCL frees on suspend (`ncclStatGpuMemSuspend`).
+    pub suspendable: u64,
+    /// Bytes NCCL keeps while suspended (`ncclStatGpuMemPersist`).
+    pub persistent: u64,
+    /// All the device memory NCCL tracks for it (`ncclStatGpuMemTotal`).
+    pub total: u64,
+    /// Whether its memory is suspended now (`ncclStatGpuMemSuspended`).
+    pub suspended: bool,
+}

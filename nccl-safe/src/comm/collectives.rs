@@ -86,6 +86,11 @@ impl Communicator {
     }
 
     pub(super) fn issue(&self, stream: &Stream, call: Call) -> Result<()> {
+        if let Some(c) = &call.op.config {
+            let kind = call.op.desc.kind;
+            let p2p = matches!(kind, Kind::Send | Kind::Recv);
+            c.check(kind.name(), p2p, &self.inner.config)?;
+        }
         if call.op.desc.count == 0 && !matches!(call.op.desc.kind, Kind::Send | Kind::Recv) {
             // NCCL discards an empty collective (no kernel, no rank waits for another),
             // after checking its arguments: so does this layer, on both drivers. An

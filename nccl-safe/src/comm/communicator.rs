@@ -40,6 +40,7 @@ impl Call {
                 scalar: None,
                 label: super::label::current(),
                 site: super::label::current_site(),
+                config: crate::base::coll_config::current(),
             },
             uses,
         }
@@ -299,7 +300,7 @@ impl CommInner {
                     .into(),
             });
         }
-        super::suspend::check_active(self, op)
+        super::suspend::check_active(&self.suspend_state, self.rank, self.size, op)
     }
 
     fn is_ready(&self) -> Result<bool> {

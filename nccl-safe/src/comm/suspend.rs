@@ -6,7 +6,8 @@
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
 
-use super::communicator::CommInner;
+use std::sync::atomic::AtomicU8;
+
 use super::{Communicator, ReduceOp};
 use crate::features::Feature;
 use crate::{DeviceBuffer, Error, Result, Stream};
@@ -24,39 +25,31 @@ thread_local! {
 
 /// Refuses operations on a communicator that is suspended, or being suspended or
 /// resumed (except the barrier of that change).
-pub(super) fn check_active(inner: &CommInner, op: &'static str) -> Result<()> {
-    match inner.suspend_state.load(Ordering::Acquire) {
+pub(super) fn check_active(
+    state: &AtomicU8,
+    rank: usize,
+    size: usize,
+    op: &'static str,
+) -> Result<()> {
+    match state.load(Ordering::Acquire) {
         ACTIVE => Ok(()),
         _ if IN_BARRIER.with(Cell::get) => Ok(()),
         SUSPENDED => Err(Error::InvalidUsage {
             op,
             reason: format!(
-                "rank {} of {}: the communicator is suspended; resume it first",
-                inner.rank, inner.size
+                "rank {rank} of {size}: the communicator is suspended; resume it first"
             ),
         }),
         _ => Err(Error::InvalidUsage {
             op,
             reason: format!(
-                "rank {} of {}: the communicator is being suspended or resumed",
-                inner.rank, inner.size
+                "rank {rank} of {size}: the communicator is being suspended or resumed"
             ),
         }),
     }
 }
 
-/// NCCL's memory statistics of one communicator ([`Communicator::mem_stats`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemStats {
-    /// Bytes of device memory NCCL frees on suspend (`ncclStatGpuMemSuspend`).
-    pub suspendable: u64,
-    /// Bytes NCCL keeps while suspended (`ncclStatGpuMemPersist`).
-    pub persistent: u64,
-    /// All the device memory NCCL tracks for it (`ncclStatGpuMemTotal`).
-    pub total: u64,
-    /// Whether its memory is suspended now (`ncclStatGpuMemSuspended`).
-    pub suspended: bool,
-}
+pub use crate::base::types::MemStats;
 
 impl Communicator {
     /// Suspends the communicator: NCCL frees the device memory it can

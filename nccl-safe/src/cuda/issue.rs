@@ -71,6 +71,42 @@ pub(super) fn issue(
     let recv = call.recv.map_or(ptr::null_mut(), |a| a as *mut c_void);
     let root = d.root.unwrap_or(0) as i32;
     let n = d.count;
+    if let Some(config) = &call.config {
+        let (raw, _selection) = config.to_raw()?;
+        let c: *const sys::ncclCollConfig_t = &raw;
+        // SAFETY: as below; `raw` and the selection string it points into outlive
+        // the call (NCCL reads the config during it).
+        let rc = unsafe {
+            match d.kind {
+                Kind::AllReduce => {
+                    let op = red_op(lib, &d.op, dt, call.scalar, comm, created)?;
+                    lib.ncclAllReduceConfig(send, recv, n, dt, op, comm, stream, c)?
+                }
+                Kind::Broadcast => {
+                    lib.ncclBroadcastConfig(send, recv, n, dt, root, comm, stream, c)?
+                }
+                Kind::Reduce => {
+                    let op = red_op(lib, &d.op, dt, call.scalar, comm, created)?;
+                    lib.ncclReduceConfig(send, recv, n, dt, op, root, comm, stream, c)?
+                }
+                Kind::AllGather => lib.ncclAllGatherConfig(send, recv, n, dt, comm, stream, c)?,
+                Kind::ReduceScatter => {
+                    let op = red_op(lib, &d.op, dt, call.scalar, comm, created)?;
+                    lib.ncclReduceScatterConfig(send, recv, n, dt, op, comm, stream, c)?
+                }
+                Kind::AllToAll => lib.ncclAlltoAllConfig(send, recv, n, dt, comm, stream, c)?,
+                Kind::Gather => lib.ncclGatherConfig(send, recv, n, dt, root, comm, stream, c)?,
+                Kind::Scatter => lib.ncclScatterConfig(send, recv, n, dt, root, comm, stream, c)?,
+                Kind::Send | Kind::Recv => {
+                    return Err(Error::InvalidArgument {
+                        op: "coll_config",
+                        reason: "point-to-point calls take no per-call config".into(),
+                    });
+                }
+            }
+        };
+        return started(nccl_name(d.kind), rc);
+    }
     let mut nranks = 0;
     // SAFETY: a live communicator; writes one int.
     check("ncclCommCount", unsafe {

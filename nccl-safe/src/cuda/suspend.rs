@@ -6,7 +6,8 @@ use nccl_sys as sys;
 
 use super::CudaDevice;
 use super::comm::{CudaComm, lib};
-use crate::{MemStats, Result, check};
+use crate::base::types::MemStats;
+use crate::{Result, check};
 
 impl CudaComm {
     /// `ncclCommSuspend` with `NCCL_SUSPEND_MEM`. NCCL synchronizes the device and

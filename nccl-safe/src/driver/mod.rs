@@ -764,9 +764,9 @@ impl CommImpl {
     }
 
     /// NCCL's memory statistics; on the sim, no memory and the state's flag.
-    pub fn mem_stats(&self, suspended: bool) -> Result<crate::MemStats> {
+    pub fn mem_stats(&self, suspended: bool) -> Result<crate::base::types::MemStats> {
         match self {
-            CommImpl::Sim(_) => Ok(crate::MemStats {
+            CommImpl::Sim(_) => Ok(crate::base::types::MemStats {
                 suspendable: 0,
                 persistent: 0,
                 total: 0,

@@ -82,6 +82,7 @@ pub(super) fn same(a: &Entry, b: &Entry) -> bool {
         b.site.load(Ordering::Relaxed),
     );
     a.desc.load(Ordering::Relaxed) == b.desc.load(Ordering::Relaxed)
+        && a.config.load(Ordering::Relaxed) == b.config.load(Ordering::Relaxed)
         && a.root.load(Ordering::Relaxed) == b.root.load(Ordering::Relaxed)
         && a.count.load(Ordering::Relaxed) == b.count.load(Ordering::Relaxed)
         && (sa == 0 || sb == 0 || sa == sb)
@@ -106,7 +107,11 @@ pub(super) fn issued(live: &Live, r: usize, e: &Entry) -> String {
     } else {
         format!(" [{l}]")
     };
-    format!("{} issued {}{at}", live.who(r), unpack(e))
+    let config = match e.config.load(Ordering::Relaxed) {
+        0 => String::new(),
+        key => format!(" with per-call config #{key:016x}"),
+    };
+    format!("{} issued {}{config}{at}", live.who(r), unpack(e))
 }
 
 pub(super) fn write_entry(e: &Entry, op: &LaunchOp, stream: u64) {
@@ -115,6 +120,8 @@ pub(super) fn write_entry(e: &Entry, op: &LaunchOp, stream: u64) {
         .store(op.desc.root.unwrap_or(0) as u32, Ordering::Relaxed);
     e.count.store(op.desc.count as u64, Ordering::Relaxed);
     e.site.store(op.site, Ordering::Relaxed);
+    e.config
+        .store(op.config.as_ref().map_or(0, |c| c.key()), Ordering::Relaxed);
     e.stream.store(stream, Ordering::Relaxed);
     e.send.store(NONE, Ordering::Relaxed);
     e.recv.store(NONE, Ordering::Relaxed);
@@ -148,6 +155,7 @@ mod tests {
                         scalar: None,
                         label: "x".into(),
                         site: 0,
+                        config: None,
                     },
                     7,
                 );

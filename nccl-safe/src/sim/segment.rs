@@ -20,7 +20,7 @@ use super::os::{self, Mapping};
 use super::{SPIN, spin_until};
 use crate::{Error, Result};
 
-pub(super) const MAGIC: u64 = 0x6e63_636c_7273_6733; // "ncclrsg3" (a second bell, for room)
+pub(super) const MAGIC: u64 = 0x6e63_636c_7273_6734; // "ncclrsg4" (entries carry a per-call config)
 /// Collective positions that can be registered and not yet finished, per communicator
 /// (public as [`crate::SIM_PENDING_COLLECTIVES`]).
 pub(super) const SLOTS: usize = 2048;
@@ -117,6 +117,8 @@ pub(super) struct Entry {
     pub send: AtomicU64,
     pub recv: AtomicU64,
     pub stream: AtomicU64,
+    /// The per-call config's key (0: none), see `CollConfig::key`.
+    pub config: AtomicU64,
     pub label: [AtomicU64; LABEL_WORDS],
 }
 
@@ -427,6 +429,7 @@ pub(super) fn clear(entry: &Entry) {
     entry.send.store(NONE, Ordering::Relaxed);
     entry.recv.store(NONE, Ordering::Relaxed);
     entry.stream.store(0, Ordering::Relaxed);
+    entry.config.store(0, Ordering::Relaxed);
     for w in &entry.label {
         w.store(0, Ordering::Relaxed);
     }

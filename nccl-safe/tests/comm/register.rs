@@ -175,7 +175,8 @@ fn a_registration_is_released_after_the_operations_issued_on_its_memory() {
     let reg = comm.register(&buf).unwrap();
     let gate = nccl_safe::Gate::new(&dev).unwrap();
     s.wait_gate(&gate).unwrap();
-    comm.all_reduce_in_place(&mut buf, ReduceOp::Max, &s).unwrap();
+    comm.all_reduce_in_place(&mut buf, ReduceOp::Max, &s)
+        .unwrap();
     drop(reg); // returns at once; NCCL keeps it until the all-reduce is done
     assert_eq!(comm.registrations(), 1);
     gate.open();

@@ -49,6 +49,7 @@ mod report;
 mod shared;
 mod state;
 pub mod store;
+mod suspend;
 mod timer;
 mod trace;
 mod vcoll;

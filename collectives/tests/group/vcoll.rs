@@ -1,6 +1,6 @@
-//! The v-collectives of a process group: values on 1-8 ranks, one flight-record entry
+//! The v-collectives of a process group (values on 1-8 ranks, one flight-record entry
 //! each with the counts it was called with, a refused call records nothing, and a
-//! rank that never joins is named by the timeout.
+//! rank that never joins is named by the timeout), and a suspended group's refusals.
 
 use std::time::Duration;
 
@@ -120,4 +120,43 @@ fn a_refused_v_collective_records_nothing_and_a_missing_rank_is_named() {
             .any(|l| l.starts_with("all_to_allv #1") && l.contains("rank 2 never issued it")),
         "{report:#?}"
     );
+}
+
+#[test]
+fn a_suspended_group_refuses_work_without_taking_a_sequence_number() {
+    let got = on_ranks(0, 3, Options::new(), |rank, pg| {
+        let s = Stream::new(pg.device()).unwrap();
+        let mut x = DeviceBuffer::from_slice(&s, &[rank as u32 + 1; 4]).unwrap();
+        pg.all_reduce(&mut x, ReduceOp::Sum)
+            .unwrap()
+            .wait_host(PATIENCE)
+            .unwrap();
+        let recorded = pg.flight_record().len();
+        pg.suspend().unwrap();
+        assert!(pg.is_suspended() && pg.mem_stats().unwrap().suspended);
+        let e = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap_err();
+        assert!(
+            matches!(e, Error::Safe(nccl_safe::Error::InvalidUsage { .. }))
+                && e.to_string().contains("suspended"),
+            "{e}"
+        );
+        assert_eq!((pg.flight_record().len(), pg.in_flight()), (recorded, 0));
+        pg.resume().unwrap();
+        pg.all_reduce(&mut x, ReduceOp::Sum)
+            .unwrap()
+            .wait_host(PATIENCE)
+            .unwrap();
+        let seqs: Vec<_> = pg
+            .flight_record()
+            .iter()
+            .filter(|e| e.op == "all_reduce")
+            .filter_map(|e| e.seq)
+            .collect();
+        (x.to_vec(&s).unwrap(), seqs)
+    });
+    for (x, seqs) in got {
+        // 1 + 2 + 3 = 6, then 6 × 3: the refused call never reached a peer.
+        assert_eq!(x, vec![18; 4]);
+        assert!(seqs.len() == 2 && seqs[1] == seqs[0] + 1, "{seqs:?}");
+    }
 }

@@ -45,6 +45,7 @@ mod options;
 mod process_group;
 pub mod ras;
 mod recorder;
+mod registered;
 mod report;
 mod shared;
 mod state;

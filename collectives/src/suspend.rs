@@ -72,7 +72,7 @@ impl ProcessGroup {
     }
 
     /// Runs `f` on the group's communicator, unless the group refuses work.
-    fn with_group_comm<R>(
+    pub(crate) fn with_group_comm<R>(
         &self,
         op: &'static str,
         f: impl FnOnce(&nccl_safe::Communicator) -> nccl_safe::Result<R>,

@@ -51,6 +51,20 @@ pub(super) fn check_active(
 
 pub use crate::base::types::MemStats;
 
+/// Refuses `op`, which meets the other ranks at once, inside an open group (there
+/// the meeting would wait for the group's end, and the group's end for the call).
+pub(super) fn refuse_in_group(op: &'static str) -> Result<()> {
+    if super::group::GROUP.with(|g| g.borrow().is_some()) {
+        return Err(Error::InvalidUsage {
+            op,
+            reason: "called inside an open group: it meets the other ranks at once, so call \
+                     it outside the group"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
 impl Communicator {
     /// Suspends the communicator: NCCL frees the device memory it can
     /// (`ncclCommSuspend` with `NCCL_SUSPEND_MEM`), and nothing may be issued on it
@@ -91,8 +105,8 @@ impl Communicator {
     ///
     /// [`Error::UnsupportedByNccl`] below NCCL 2.29.7 (on the sim, below
     /// [`Config::emulate_nccl_version`](crate::Config::emulate_nccl_version));
-    /// [`Error::InvalidUsage`] when it is suspended already, another thread is
-    /// suspending or resuming it, or it shares resources through a split with
+    /// [`Error::InvalidUsage`] inside an open group, when it is suspended already,
+    /// another thread is suspending or resuming it, or it shares resources through a split with
     /// `split_share` (NCCL suspends none of those); [`Error::Timeout`] when the
     /// device's work or another rank does not arrive within the call timeout; an abort
     /// meanwhile; NCCL's errors (also when its memory manager is disabled).
@@ -105,6 +119,7 @@ impl Communicator {
             Feature::Suspend,
         )?;
         inner.check_usable(OP)?;
+        refuse_in_group(OP)?;
         if inner.shares.load(Ordering::Acquire) {
             return Err(Error::InvalidUsage {
                 op: OP,
@@ -133,7 +148,8 @@ impl Communicator {
     /// # Errors
     ///
     /// [`Error::UnsupportedByNccl`] as [`Communicator::suspend`];
-    /// [`Error::InvalidUsage`] when it is not suspended; [`Error::Timeout`] on the sim
+    /// [`Error::InvalidUsage`] inside an open group or when it is not suspended;
+    /// [`Error::Timeout`] on the sim
     /// when another rank does not resume within the call timeout (it stays suspended
     /// then); an abort; NCCL's errors.
     pub fn resume(&self) -> Result<()> {
@@ -145,6 +161,7 @@ impl Communicator {
             Feature::Suspend,
         )?;
         inner.check_usable(OP)?;
+        refuse_in_group(OP)?;
         self.change(OP, SUSPENDED, ACTIVE, |comm| {
             if comm.inner.imp.kind() == crate::DriverKind::Sim {
                 comm.barrier(OP)?;
@@ -207,6 +224,7 @@ impl Communicator {
     /// Every rank meets in a one-byte all-reduce on a stream of its own, under the
     /// call timeout.
     pub(super) fn barrier(&self, op: &'static str) -> Result<()> {
+        refuse_in_group(op)?;
         let stream = Stream::new(&self.inner.device)?;
         let mut one = DeviceBuffer::<u8>::zeroed(&stream, 1)?;
         IN_BARRIER.with(|b| b.set(true));

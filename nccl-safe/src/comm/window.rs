@@ -130,7 +130,8 @@ impl Communicator {
     /// [`Error::UnsupportedByNccl`] below 2.27.3; [`Error::WindowUnsupported`] when
     /// NCCL makes no window (the communicator has no symmetric-memory support);
     /// [`Error::Timeout`] when the other ranks do not register within the call
-    /// timeout; a communicator that cannot take calls; NCCL's errors.
+    /// timeout; [`Error::InvalidUsage`] inside an open group; a communicator that
+    /// cannot take calls; NCCL's errors.
     pub fn register_window<T: DataType>(
         &self,
         buf: &impl AsDeviceView<T>,
@@ -144,6 +145,7 @@ impl Communicator {
             Feature::WindowRegistration,
         )?;
         inner.check_issuable(OP)?;
+        super::suspend::refuse_in_group(OP)?;
         let v = buf.device_view();
         check_same_device(OP, &inner.device, v.device())?;
         if v.is_empty() {

@@ -116,6 +116,15 @@ fn windows_that_break_nccls_rules_are_typed_errors() {
         matches!(e, Error::WindowUnsupported { .. }) && e.to_string().contains("no symmetric"),
         "{e}"
     );
+    // Inside an open group the call would wait for the group, and the group for it.
+    let e = expect_err(
+        nccl_safe::group(|_| comm.register_window(&buf, WindowFlags::new()).map(drop)),
+        "in a group",
+    );
+    assert!(e.to_string().contains("inside an open group"), "{e}");
+    let e = expect_err(nccl_safe::group(|_| comm.suspend()), "suspend in a group");
+    assert!(e.to_string().contains("inside an open group"), "{e}");
+    assert!(!comm.is_suspended());
     assert_eq!(comm.windows() + old.windows() + none.windows(), 0);
     for c in [comm, old, none] {
         c.close().unwrap();

@@ -3,7 +3,8 @@
 //! By concept: orderings and both waits in `group/waits.rs`; timeouts, abort and the
 //! error policies in `group/timeouts.rs`; the watchdog, dumps and the hang report in
 //! `group/watchdog.rs`; groups over given communicators and eager connection in
-//! `group/communicators.rs`; the v-collectives in `group/vcoll.rs`.
+//! `group/communicators.rs`; the v-collectives, suspend and
+//! resume, and graph replays in `group/newer.rs`.
 
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -20,10 +21,10 @@ use common::on_ranks;
 
 #[path = "group/communicators.rs"]
 mod communicators;
+#[path = "group/newer.rs"]
+mod newer;
 #[path = "group/timeouts.rs"]
 mod timeouts;
-#[path = "group/vcoll.rs"]
-mod vcoll;
 #[path = "group/waits.rs"]
 mod waits;
 #[path = "group/watchdog.rs"]

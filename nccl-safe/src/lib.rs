@@ -65,9 +65,9 @@ pub use base::host_fn::refused_host_fn_calls;
 pub use base::id::UniqueId;
 pub use base::types::DriverKind;
 pub use comm::{
-    AbortHandle, Blocks, Communicator, Group, GrowId, MemStats, RankMap, ReduceOp, Registration,
-    Revoked, SIM_LINK_BANDWIDTH, SIM_STEP_LATENCY, Shrunk, WINDOW_ALIGNMENT, Window, WindowFlags,
-    estimate, group, wait_for_teardowns, with_call_label, with_checked_call_label,
+    AbortHandle, Blocks, Communicator, Graph, Group, GrowId, MemStats, RankMap, ReduceOp,
+    Registration, Revoked, SIM_LINK_BANDWIDTH, SIM_STEP_LATENCY, Shrunk, WINDOW_ALIGNMENT, Window,
+    WindowFlags, estimate, group, wait_for_teardowns, with_call_label, with_checked_call_label,
 };
 pub use device::Device;
 pub use driver::{DriverSelection, selected_driver};

@@ -7,7 +7,7 @@
 //! `comm/limits.rs`; random world sizes and counts in `comm/props.rs`; revoke, shrink and
 //! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`; suspend and resume in `comm/suspend.rs`; cost estimates in `comm/estimate.rs`; NCCL's memory and registration in
 //! `comm/register.rs`; windows in `comm/window.rs`;
-//! per-call configs in `comm/coll_config.rs`.
+//! per-call configs in `comm/coll_config.rs`; graphs in `comm/graph.rs`.
 
 mod common;
 
@@ -22,6 +22,8 @@ mod coll_config;
 mod errors;
 #[path = "comm/estimate.rs"]
 mod estimate;
+#[path = "comm/graph.rs"]
+mod graph;
 #[path = "comm/init.rs"]
 mod init;
 #[path = "comm/limits.rs"]

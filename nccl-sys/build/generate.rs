@@ -95,6 +95,13 @@ const CUDA_FUNCTIONS: &[&str] = &[
     "cuMemsetD8Async",
     "cuMemsetD16Async",
     "cuMemsetD32Async",
+    // stream capture and graphs
+    "cuStreamBeginCapture",
+    "cuStreamEndCapture",
+    "cuGraphInstantiateWithFlags",
+    "cuGraphLaunch",
+    "cuGraphExecDestroy",
+    "cuGraphDestroy",
     // modules and kernel launch
     "cuModuleLoadData",
     "cuModuleLoadDataEx",
@@ -124,6 +131,7 @@ const CUDA_TYPES: &[&str] = &[
     "CUjit_option",
     "CUpointer_attribute",
     "CUfunction_attribute",
+    "CUstreamCaptureMode",
 ];
 
 /// What a generation found, for the build's metadata and the crate's constants.

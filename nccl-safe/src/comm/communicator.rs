@@ -24,6 +24,7 @@ use crate::sync::lock;
 use crate::{Device, Error, Result, Stream};
 
 /// One operation, ready to launch: what it is, where, and the buffer uses it makes.
+#[derive(Clone)]
 pub(crate) struct Call {
     pub op: LaunchOp,
     pub uses: Vec<OwnedUse>,
@@ -174,7 +175,7 @@ impl CommInner {
             pending: Mutex::new(Vec::new()),
             prune_at: AtomicUsize::new(64),
             together,
-            suspend_state: std::sync::atomic::AtomicU8::new(super::suspend::ACTIVE),
+            suspend_state: std::sync::atomic::AtomicU8::new(super::suspend_state::ACTIVE),
             shares: AtomicBool::new(false),
             registrations: AtomicUsize::new(0),
             windows: AtomicUsize::new(0),
@@ -300,7 +301,7 @@ impl CommInner {
                     .into(),
             });
         }
-        super::suspend::check_active(&self.suspend_state, self.rank, self.size, op)
+        super::suspend_state::check_active(&self.suspend_state, self.rank, self.size, op)
     }
 
     fn is_ready(&self) -> Result<bool> {
@@ -347,6 +348,29 @@ impl CommInner {
         });
         // Remembered whatever the result: a failed launch may have enqueued work
         // (see `memory::tracker::enqueue`), which finalize must wait for.
+        self.note_launch(stream, event)?;
+        launched
+    }
+
+    /// [`CommInner::launch`] of a captured graph's operations: the buffers' waits and
+    /// records around the driver's replay.
+    pub(super) fn launch_graph(
+        &self,
+        stream: &Stream,
+        calls: Vec<Call>,
+        graph: &crate::driver::GraphImpl,
+    ) -> Result<()> {
+        self.check_issuable("graph launch")?;
+        check_same_device("graph launch", &self.device, stream.device())?;
+        self.imp.check_ready("graph launch")?;
+        let uses = Call::uses(&calls);
+        let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
+        self.imp.room_before_launch(&ops, &self.config)?;
+        let (launched, event) = enqueue_keeping(&stream.inner, &uses, |imp| {
+            let launched = self.imp.launch_graph(imp, graph, ops, &self.config);
+            self.abort_if_launch_failed(stream);
+            launched
+        });
         self.note_launch(stream, event)?;
         launched
     }

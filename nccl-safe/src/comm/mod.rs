@@ -9,6 +9,7 @@
 mod collectives;
 mod communicator;
 mod estimate;
+mod graph;
 mod group;
 mod id;
 mod label;
@@ -16,12 +17,14 @@ mod register;
 mod reshape;
 mod scalable;
 mod suspend;
+mod suspend_state;
 mod vcoll;
 mod window;
 
 pub use collectives::ReduceOp;
 pub use communicator::{AbortHandle, Communicator, wait_for_teardowns};
 pub use estimate::{SIM_LINK_BANDWIDTH, SIM_STEP_LATENCY, estimate};
+pub use graph::Graph;
 pub use group::{Group, group};
 pub use label::{with_call_label, with_checked_call_label};
 pub use register::Registration;

@@ -3,52 +3,13 @@
 //! (reinforcement learning's generation and training), and takes it back. Its state
 //! machine is enforced here: nothing is issued on a suspended communicator.
 
-use std::cell::Cell;
 use std::sync::atomic::Ordering;
-
-use std::sync::atomic::AtomicU8;
 
 use super::{Communicator, ReduceOp};
 use crate::features::Feature;
 use crate::{DeviceBuffer, Error, Result, Stream};
 
-pub(super) const ACTIVE: u8 = 0;
-const SUSPENDED: u8 = 1;
-/// A suspend or a resume is under way on some thread.
-const CHANGING: u8 = 2;
-
-thread_local! {
-    /// Set while this thread runs the barrier of a suspend or resume, whose
-    /// all-reduce is the one operation a communicator between states takes.
-    static IN_BARRIER: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Refuses operations on a communicator that is suspended, or being suspended or
-/// resumed (except the barrier of that change).
-pub(super) fn check_active(
-    state: &AtomicU8,
-    rank: usize,
-    size: usize,
-    op: &'static str,
-) -> Result<()> {
-    match state.load(Ordering::Acquire) {
-        ACTIVE => Ok(()),
-        _ if IN_BARRIER.with(Cell::get) => Ok(()),
-        SUSPENDED => Err(Error::InvalidUsage {
-            op,
-            reason: format!(
-                "rank {rank} of {size}: the communicator is suspended; resume it first"
-            ),
-        }),
-        _ => Err(Error::InvalidUsage {
-            op,
-            reason: format!(
-                "rank {rank} of {size}: the communicator is being suspended or resumed"
-            ),
-        }),
-    }
-}
-
+use super::suspend_state::{ACTIVE, CHANGING, IN_BARRIER, SUSPENDED};
 pub use crate::base::types::MemStats;
 
 /// Refuses `op`, which meets the other ranks at once, inside an open group (there

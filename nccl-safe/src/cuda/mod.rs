@@ -10,6 +10,7 @@
 //! - `comm.rs`: NCCL communicators and launches; `issue.rs`: one launch's NCCL calls.
 
 pub(crate) mod comm;
+pub(crate) mod graph;
 mod issue;
 mod kernels;
 pub(crate) mod poller;

@@ -538,6 +538,13 @@ impl HostAlloc {
 }
 
 /// A communicator rank of either driver.
+/// A captured graph of either driver (`CommImpl::capture`).
+pub(crate) enum GraphImpl {
+    /// The sim replays the captured operations themselves.
+    Sim,
+    Cuda(crate::cuda::graph::CudaGraphExec),
+}
+
 pub(crate) enum CommImpl {
     Cuda {
         comm: CudaComm,
@@ -599,6 +606,41 @@ impl CommImpl {
                 comm.launch(device, s, &ops, config)
             }
             _ => Err(mixed("collective")),
+        }
+    }
+
+    /// Captures `ops` into a graph without running them: on cuda a CUDA graph of the
+    /// NCCL calls issued on `stream`; on the sim the operations themselves, launched
+    /// again at each replay.
+    pub fn capture(
+        &self,
+        stream: &StreamImpl,
+        ops: &[LaunchOp],
+        config: &Config,
+    ) -> Result<GraphImpl> {
+        match (self, stream) {
+            (CommImpl::Sim(_), StreamImpl::Sim(_)) => Ok(GraphImpl::Sim),
+            (CommImpl::Cuda { comm, device }, StreamImpl::Cuda(s)) => {
+                let part: crate::cuda::comm::Part<'_> = (comm, device, s, ops, config);
+                Ok(GraphImpl::Cuda(crate::cuda::graph::capture(&part)?))
+            }
+            _ => Err(mixed("capture")),
+        }
+    }
+
+    /// Replays a graph on `stream`: the sim launches `ops` again; cuda launches the
+    /// CUDA graph.
+    pub fn launch_graph(
+        &self,
+        stream: &StreamImpl,
+        graph: &GraphImpl,
+        ops: Vec<LaunchOp>,
+        config: &Config,
+    ) -> Result<()> {
+        match (graph, stream) {
+            (GraphImpl::Sim, _) => self.launch(stream, ops, config),
+            (GraphImpl::Cuda(exec), StreamImpl::Cuda(s)) => exec.launch(s),
+            _ => Err(mixed("graph launch")),
         }
     }
 

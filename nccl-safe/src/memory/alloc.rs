@@ -13,7 +13,8 @@ use crate::sync::lock;
 use crate::{Device, Error, Result, Stream};
 
 /// A use that owns its buffer's allocation, for operations collected before they are
-/// enqueued (groups).
+/// enqueued (groups), or enqueued again (graphs).
+#[derive(Clone)]
 pub(crate) struct OwnedUse {
     alloc: Arc<Allocation>,
     range: Range<usize>,

@@ -70,6 +70,18 @@ pub struct CUstream_st {
 pub type CUstream = *mut CUstream_st;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct CUgraph_st {
+    _unused: [u8; 0],
+}
+pub type CUgraph = *mut CUgraph_st;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct CUgraphExec_st {
+    _unused: [u8; 0],
+}
+pub type CUgraphExec = *mut CUgraphExec_st;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct CUmemPoolHandle_st {
     _unused: [u8; 0],
 }
@@ -1455,6 +1467,19 @@ pub use self::CUjit_option_enum as CUjit_option;
 pub type CUhostFn = ::std::option::Option<
     unsafe extern "C" fn(userData: *mut ::std::os::raw::c_void),
 >;
+pub const CU_STREAM_CAPTURE_MODE_GLOBAL: CUstreamCaptureMode_enum = 0;
+pub const CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: CUstreamCaptureMode_enum = 1;
+pub const CU_STREAM_CAPTURE_MODE_RELAXED: CUstreamCaptureMode_enum = 2;
+/**```text
+ Possible modes for stream capture thread interactions. For more details see
+ ::cuStreamBeginCapture and ::cuThreadExchangeStreamCaptureMode
+```*/
+pub type CUstreamCaptureMode_enum = ::std::os::raw::c_uint;
+/**```text
+ Possible modes for stream capture thread interactions. For more details see
+ ::cuStreamBeginCapture and ::cuThreadExchangeStreamCaptureMode
+```*/
+pub use self::CUstreamCaptureMode_enum as CUstreamCaptureMode;
 /**```text
  The API call returned with no errors. In the case of query calls, this
  also means that the operation being queried is complete (see

@@ -1893,6 +1893,8 @@ pub(crate) struct CudaFunctions {
     pub(crate) cuStreamGetPriority: Option<unsafe extern "C" fn(CUstream, * mut :: std :: os :: raw :: c_int) -> CUresult>,
     pub(crate) cuStreamGetFlags: Option<unsafe extern "C" fn(CUstream, * mut :: std :: os :: raw :: c_uint) -> CUresult>,
     pub(crate) cuStreamWaitEvent: Option<unsafe extern "C" fn(CUstream, CUevent, :: std :: os :: raw :: c_uint) -> CUresult>,
+    pub(crate) cuStreamBeginCapture_v2: Option<unsafe extern "C" fn(CUstream, CUstreamCaptureMode) -> CUresult>,
+    pub(crate) cuStreamEndCapture: Option<unsafe extern "C" fn(CUstream, * mut CUgraph) -> CUresult>,
     pub(crate) cuStreamQuery: Option<unsafe extern "C" fn(CUstream) -> CUresult>,
     pub(crate) cuStreamSynchronize: Option<unsafe extern "C" fn(CUstream) -> CUresult>,
     pub(crate) cuStreamDestroy_v2: Option<unsafe extern "C" fn(CUstream) -> CUresult>,
@@ -1908,6 +1910,10 @@ pub(crate) struct CudaFunctions {
     pub(crate) cuFuncGetAttribute: Option<unsafe extern "C" fn(* mut :: std :: os :: raw :: c_int, CUfunction_attribute, CUfunction) -> CUresult>,
     pub(crate) cuLaunchKernel: Option<unsafe extern "C" fn(CUfunction, :: std :: os :: raw :: c_uint, :: std :: os :: raw :: c_uint, :: std :: os :: raw :: c_uint, :: std :: os :: raw :: c_uint, :: std :: os :: raw :: c_uint, :: std :: os :: raw :: c_uint, :: std :: os :: raw :: c_uint, CUstream, * mut * mut :: std :: os :: raw :: c_void, * mut * mut :: std :: os :: raw :: c_void) -> CUresult>,
     pub(crate) cuLaunchHostFunc: Option<unsafe extern "C" fn(CUstream, CUhostFn, * mut :: std :: os :: raw :: c_void) -> CUresult>,
+    pub(crate) cuGraphInstantiateWithFlags: Option<unsafe extern "C" fn(* mut CUgraphExec, CUgraph, :: std :: os :: raw :: c_ulonglong) -> CUresult>,
+    pub(crate) cuGraphLaunch: Option<unsafe extern "C" fn(CUgraphExec, CUstream) -> CUresult>,
+    pub(crate) cuGraphExecDestroy: Option<unsafe extern "C" fn(CUgraphExec) -> CUresult>,
+    pub(crate) cuGraphDestroy: Option<unsafe extern "C" fn(CUgraph) -> CUresult>,
     pub(crate) cuDeviceCanAccessPeer: Option<unsafe extern "C" fn(* mut :: std :: os :: raw :: c_int, CUdevice, CUdevice) -> CUresult>,
 }
 
@@ -1970,6 +1976,8 @@ impl CudaFunctions {
         "cuStreamGetPriority",
         "cuStreamGetFlags",
         "cuStreamWaitEvent",
+        "cuStreamBeginCapture_v2",
+        "cuStreamEndCapture",
         "cuStreamQuery",
         "cuStreamSynchronize",
         "cuStreamDestroy_v2",
@@ -1985,6 +1993,10 @@ impl CudaFunctions {
         "cuFuncGetAttribute",
         "cuLaunchKernel",
         "cuLaunchHostFunc",
+        "cuGraphInstantiateWithFlags",
+        "cuGraphLaunch",
+        "cuGraphExecDestroy",
+        "cuGraphDestroy",
         "cuDeviceCanAccessPeer",
     ];
 
@@ -2161,6 +2173,12 @@ impl CudaFunctions {
             cuStreamWaitEvent: unsafe { crate::loader::symbol::<unsafe extern "C" fn(CUstream, CUevent, :: std :: os :: raw :: c_uint) -> CUresult>(lib, b"cuStreamWaitEvent\0") },
             // SAFETY: the pointer type is the prototype bindgen generated from
             // the header that declares this symbol.
+            cuStreamBeginCapture_v2: unsafe { crate::loader::symbol::<unsafe extern "C" fn(CUstream, CUstreamCaptureMode) -> CUresult>(lib, b"cuStreamBeginCapture_v2\0") },
+            // SAFETY: the pointer type is the prototype bindgen generated from
+            // the header that declares this symbol.
+            cuStreamEndCapture: unsafe { crate::loader::symbol::<unsafe extern "C" fn(CUstream, * mut CUgraph) -> CUresult>(lib, b"cuStreamEndCapture\0") },
+            // SAFETY: the pointer type is the prototype bindgen generated from
+            // the header that declares this symbol.
             cuStreamQuery: unsafe { crate::loader::symbol::<unsafe extern "C" fn(CUstream) -> CUresult>(lib, b"cuStreamQuery\0") },
             // SAFETY: the pointer type is the prototype bindgen generated from
             // the header that declares this symbol.
@@ -2204,6 +2222,18 @@ impl CudaFunctions {
             // SAFETY: the pointer type is the prototype bindgen generated from
             // the header that declares this symbol.
             cuLaunchHostFunc: unsafe { crate::loader::symbol::<unsafe extern "C" fn(CUstream, CUhostFn, * mut :: std :: os :: raw :: c_void) -> CUresult>(lib, b"cuLaunchHostFunc\0") },
+            // SAFETY: the pointer type is the prototype bindgen generated from
+            // the header that declares this symbol.
+            cuGraphInstantiateWithFlags: unsafe { crate::loader::symbol::<unsafe extern "C" fn(* mut CUgraphExec, CUgraph, :: std :: os :: raw :: c_ulonglong) -> CUresult>(lib, b"cuGraphInstantiateWithFlags\0") },
+            // SAFETY: the pointer type is the prototype bindgen generated from
+            // the header that declares this symbol.
+            cuGraphLaunch: unsafe { crate::loader::symbol::<unsafe extern "C" fn(CUgraphExec, CUstream) -> CUresult>(lib, b"cuGraphLaunch\0") },
+            // SAFETY: the pointer type is the prototype bindgen generated from
+            // the header that declares this symbol.
+            cuGraphExecDestroy: unsafe { crate::loader::symbol::<unsafe extern "C" fn(CUgraphExec) -> CUresult>(lib, b"cuGraphExecDestroy\0") },
+            // SAFETY: the pointer type is the prototype bindgen generated from
+            // the header that declares this symbol.
+            cuGraphDestroy: unsafe { crate::loader::symbol::<unsafe extern "C" fn(CUgraph) -> CUresult>(lib, b"cuGraphDestroy\0") },
             // SAFETY: the pointer type is the prototype bindgen generated from
             // the header that declares this symbol.
             cuDeviceCanAccessPeer: unsafe { crate::loader::symbol::<unsafe extern "C" fn(* mut :: std :: os :: raw :: c_int, CUdevice, CUdevice) -> CUresult>(lib, b"cuDeviceCanAccessPeer\0") },
@@ -2269,6 +2299,8 @@ impl CudaFunctions {
             "cuStreamGetPriority" => Some(self.cuStreamGetPriority.is_some()),
             "cuStreamGetFlags" => Some(self.cuStreamGetFlags.is_some()),
             "cuStreamWaitEvent" => Some(self.cuStreamWaitEvent.is_some()),
+            "cuStreamBeginCapture_v2" => Some(self.cuStreamBeginCapture_v2.is_some()),
+            "cuStreamEndCapture" => Some(self.cuStreamEndCapture.is_some()),
             "cuStreamQuery" => Some(self.cuStreamQuery.is_some()),
             "cuStreamSynchronize" => Some(self.cuStreamSynchronize.is_some()),
             "cuStreamDestroy_v2" => Some(self.cuStreamDestroy_v2.is_some()),
@@ -2284,6 +2316,10 @@ impl CudaFunctions {
             "cuFuncGetAttribute" => Some(self.cuFuncGetAttribute.is_some()),
             "cuLaunchKernel" => Some(self.cuLaunchKernel.is_some()),
             "cuLaunchHostFunc" => Some(self.cuLaunchHostFunc.is_some()),
+            "cuGraphInstantiateWithFlags" => Some(self.cuGraphInstantiateWithFlags.is_some()),
+            "cuGraphLaunch" => Some(self.cuGraphLaunch.is_some()),
+            "cuGraphExecDestroy" => Some(self.cuGraphExecDestroy.is_some()),
+            "cuGraphDestroy" => Some(self.cuGraphDestroy.is_some()),
             "cuDeviceCanAccessPeer" => Some(self.cuDeviceCanAccessPeer.is_some()),
             _ => None,
         }
@@ -3446,6 +3482,46 @@ impl crate::Cuda {
         }
     }
 
+    /// Calls `cuStreamBeginCapture_v2` in the loaded library.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::MissingSymbol`](crate::LoadError::MissingSymbol) when the loaded library does not export `cuStreamBeginCapture_v2`; the function is not called then.
+    ///
+    /// # Safety
+    ///
+    /// The C function's own contract: valid pointers and handles as `cuStreamBeginCapture_v2` documents them in the CUDA driver (libcuda).
+    pub unsafe fn cuStreamBeginCapture_v2(&self, hStream: CUstream, mode: CUstreamCaptureMode) -> Result<CUresult, crate::LoadError> {
+        match self.functions.cuStreamBeginCapture_v2 {
+            Some(callee__) => {
+                // SAFETY: the caller upholds the C function's contract.
+                Ok(unsafe { callee__(hStream, mode) })
+            }
+            None => Err(self.missing("cuStreamBeginCapture_v2")),
+        }
+    }
+
+    # [doc = "```text\n \\brief Ends capture on a stream, returning the captured graph\n\n End capture on \\p hStream, returning the captured graph via \\p phGraph.\n Capture must have been initiated on \\p hStream via a call to ::cuStreamBeginCapture.\n If capture was invalidated, due to a violation of the rules of stream capture, then\n a NULL graph will be returned.\n\n If the \\p mode argument to ::cuStreamBeginCapture was not\n ::CU_STREAM_CAPTURE_MODE_RELAXED, this call must be from the same thread as\n ::cuStreamBeginCapture.\n\n \\param hStream - Stream to query\n \\param phGraph - The captured graph\n\n \\return\n ::CUDA_SUCCESS,\n ::CUDA_ERROR_DEINITIALIZED,\n ::CUDA_ERROR_NOT_INITIALIZED,\n ::CUDA_ERROR_INVALID_VALUE,\n ::CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD\n \\notefnerr\n\n \\sa\n ::cuStreamCreate,\n ::cuStreamBeginCapture,\n ::cuStreamIsCapturing,\n ::cuGraphDestroy\n```"]
+    ///
+    /// Calls `cuStreamEndCapture` in the loaded library.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::MissingSymbol`](crate::LoadError::MissingSymbol) when the loaded library does not export `cuStreamEndCapture`; the function is not called then.
+    ///
+    /// # Safety
+    ///
+    /// The C function's own contract: valid pointers and handles as `cuStreamEndCapture` documents them in the CUDA driver (libcuda).
+    pub unsafe fn cuStreamEndCapture(&self, hStream: CUstream, phGraph: * mut CUgraph) -> Result<CUresult, crate::LoadError> {
+        match self.functions.cuStreamEndCapture {
+            Some(callee__) => {
+                // SAFETY: the caller upholds the C function's contract.
+                Ok(unsafe { callee__(hStream, phGraph) })
+            }
+            None => Err(self.missing("cuStreamEndCapture")),
+        }
+    }
+
     # [doc = "```text\n \\brief Determine status of a compute stream\n\n Returns ::CUDA_SUCCESS if all operations in the stream specified by\n \\p hStream have completed, or ::CUDA_ERROR_NOT_READY if not.\n\n For the purposes of Unified Memory, a return value of ::CUDA_SUCCESS\n is equivalent to having called ::cuStreamSynchronize().\n\n \\param hStream - Stream to query status of\n\n \\return\n ::CUDA_SUCCESS,\n ::CUDA_ERROR_DEINITIALIZED,\n ::CUDA_ERROR_NOT_INITIALIZED,\n ::CUDA_ERROR_INVALID_CONTEXT,\n ::CUDA_ERROR_INVALID_HANDLE,\n ::CUDA_ERROR_NOT_READY\n \\note_null_stream\n \\notefnerr\n\n \\sa ::cuStreamCreate,\n ::cuStreamWaitEvent,\n ::cuStreamDestroy,\n ::cuStreamSynchronize,\n ::cuStreamAddCallback,\n ::cudaStreamQuery\n```"]
     ///
     /// Calls `cuStreamQuery` in the loaded library.
@@ -3750,6 +3826,88 @@ impl crate::Cuda {
                 Ok(unsafe { callee__(hStream, fn_, userData) })
             }
             None => Err(self.missing("cuLaunchHostFunc")),
+        }
+    }
+
+    /// Calls `cuGraphInstantiateWithFlags` in the loaded library.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::MissingSymbol`](crate::LoadError::MissingSymbol) when the loaded library does not export `cuGraphInstantiateWithFlags`; the function is not called then.
+    ///
+    /// # Safety
+    ///
+    /// The C function's own contract: valid pointers and handles as `cuGraphInstantiateWithFlags` documents them in the CUDA driver (libcuda).
+    pub unsafe fn cuGraphInstantiateWithFlags(&self, phGraphExec: * mut CUgraphExec, hGraph: CUgraph, flags: :: std :: os :: raw :: c_ulonglong) -> Result<CUresult, crate::LoadError> {
+        match self.functions.cuGraphInstantiateWithFlags {
+            Some(callee__) => {
+                // SAFETY: the caller upholds the C function's contract.
+                Ok(unsafe { callee__(phGraphExec, hGraph, flags) })
+            }
+            None => Err(self.missing("cuGraphInstantiateWithFlags")),
+        }
+    }
+
+    # [doc = "```text\n \\brief Launches an executable graph in a stream\n\n Executes \\p hGraphExec in \\p hStream. Only one instance of \\p hGraphExec may be executing\n at a time. Each launch is ordered behind both any previous work in \\p hStream\n and any previous launches of \\p hGraphExec. To execute a graph concurrently, it must be\n instantiated multiple times into multiple executable graphs.\n\n If any allocations created by \\p hGraphExec remain unfreed (from a previous launch) and\n \\p hGraphExec was not instantiated with ::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH,\n the launch will fail with ::CUDA_ERROR_INVALID_VALUE.\n\n \\param hGraphExec - Executable graph to launch\n \\param hStream    - Stream in which to launch the graph\n\n \\return\n ::CUDA_SUCCESS,\n ::CUDA_ERROR_DEINITIALIZED,\n ::CUDA_ERROR_NOT_INITIALIZED,\n ::CUDA_ERROR_INVALID_VALUE\n \\note_graph_thread_safety\n \\notefnerr\n\n \\sa\n ::cuGraphInstantiate,\n ::cuGraphUpload,\n ::cuGraphExecDestroy\n```"]
+    ///
+    /// Calls `cuGraphLaunch` in the loaded library.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::MissingSymbol`](crate::LoadError::MissingSymbol) when the loaded library does not export `cuGraphLaunch`; the function is not called then.
+    ///
+    /// # Safety
+    ///
+    /// The C function's own contract: valid pointers and handles as `cuGraphLaunch` documents them in the CUDA driver (libcuda).
+    pub unsafe fn cuGraphLaunch(&self, hGraphExec: CUgraphExec, hStream: CUstream) -> Result<CUresult, crate::LoadError> {
+        match self.functions.cuGraphLaunch {
+            Some(callee__) => {
+                // SAFETY: the caller upholds the C function's contract.
+                Ok(unsafe { callee__(hGraphExec, hStream) })
+            }
+            None => Err(self.missing("cuGraphLaunch")),
+        }
+    }
+
+    # [doc = "```text\n \\brief Destroys an executable graph\n\n Destroys the executable graph specified by \\p hGraphExec, as well\n as all of its executable nodes. If the executable graph is\n in-flight, it will not be terminated, but rather freed\n asynchronously on completion.\n\n \\param hGraphExec - Executable graph to destroy\n\n \\return\n ::CUDA_SUCCESS,\n ::CUDA_ERROR_DEINITIALIZED,\n ::CUDA_ERROR_NOT_INITIALIZED,\n ::CUDA_ERROR_INVALID_VALUE\n \\note_graph_thread_safety\n \\notefnerr\n\n \\sa\n ::cuGraphInstantiate,\n ::cuGraphUpload,\n ::cuGraphLaunch\n```"]
+    ///
+    /// Calls `cuGraphExecDestroy` in the loaded library.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::MissingSymbol`](crate::LoadError::MissingSymbol) when the loaded library does not export `cuGraphExecDestroy`; the function is not called then.
+    ///
+    /// # Safety
+    ///
+    /// The C function's own contract: valid pointers and handles as `cuGraphExecDestroy` documents them in the CUDA driver (libcuda).
+    pub unsafe fn cuGraphExecDestroy(&self, hGraphExec: CUgraphExec) -> Result<CUresult, crate::LoadError> {
+        match self.functions.cuGraphExecDestroy {
+            Some(callee__) => {
+                // SAFETY: the caller upholds the C function's contract.
+                Ok(unsafe { callee__(hGraphExec) })
+            }
+            None => Err(self.missing("cuGraphExecDestroy")),
+        }
+    }
+
+    # [doc = "```text\n \\brief Destroys a graph\n\n Destroys the graph specified by \\p hGraph, as well as all of its nodes.\n\n \\param hGraph - Graph to destroy\n\n \\return\n ::CUDA_SUCCESS,\n ::CUDA_ERROR_DEINITIALIZED,\n ::CUDA_ERROR_NOT_INITIALIZED,\n ::CUDA_ERROR_INVALID_VALUE\n \\note_graph_thread_safety\n \\notefnerr\n\n \\sa\n ::cuGraphCreate\n```"]
+    ///
+    /// Calls `cuGraphDestroy` in the loaded library.
+    ///
+    /// # Errors
+    ///
+    /// [`LoadError::MissingSymbol`](crate::LoadError::MissingSymbol) when the loaded library does not export `cuGraphDestroy`; the function is not called then.
+    ///
+    /// # Safety
+    ///
+    /// The C function's own contract: valid pointers and handles as `cuGraphDestroy` documents them in the CUDA driver (libcuda).
+    pub unsafe fn cuGraphDestroy(&self, hGraph: CUgraph) -> Result<CUresult, crate::LoadError> {
+        match self.functions.cuGraphDestroy {
+            Some(callee__) => {
+                // SAFETY: the caller upholds the C function's contract.
+                Ok(unsafe { callee__(hGraph) })
+            }
+            None => Err(self.missing("cuGraphDestroy")),
         }
     }
 

@@ -1,6 +1,7 @@
-//! The v-collectives of a process group (values on 1-8 ranks, one flight-record entry
+//! NCCL's newer surface through a process group: the v-collectives (values on 1-8 ranks, one flight-record entry
 //! each with the counts it was called with, a refused call records nothing, and a
-//! rank that never joins is named by the timeout), and a suspended group's refusals.
+//! rank that never joins is named by the timeout), a suspended group's refusals, and
+//! graph replays under the watchdog.
 
 use std::time::Duration;
 
@@ -159,4 +160,35 @@ fn a_suspended_group_refuses_work_without_taking_a_sequence_number() {
         assert_eq!(x, vec![18; 4]);
         assert!(seqs.len() == 2 && seqs[1] == seqs[0] + 1, "{seqs:?}");
     }
+}
+
+#[test]
+fn a_graph_replay_is_a_work_that_the_watchdog_covers() {
+    let opts = Options::new().timeout(Duration::from_millis(800));
+    let got = on_ranks(3, 3, opts, |rank, pg| {
+        let s = pg.comm_stream().clone();
+        let mut x = DeviceBuffer::from_slice(&s, &[1u32; 4]).unwrap();
+        let graph = pg
+            .capture(|c, st| c.all_reduce_in_place(&mut x, ReduceOp::Sum, st))
+            .unwrap();
+        pg.replay(&graph).unwrap().wait_host(PATIENCE).unwrap();
+        if rank == 2 {
+            // Rank 2 never replays a second time.
+            std::thread::sleep(Duration::from_millis(2500));
+            return (String::new(), pg.dump_flight_record("test"));
+        }
+        let e = pg.replay(&graph).unwrap().wait_host(PATIENCE).unwrap_err();
+        (e.to_string(), pg.dump_flight_record("test"))
+    });
+    for (t, _) in &got[..2] {
+        assert!(t.contains("graph #"), "{t}");
+    }
+    let dumps: Vec<_> = got.into_iter().map(|(_, d)| d).collect();
+    let report = collectives::hang_report(&dumps);
+    assert!(
+        report
+            .iter()
+            .any(|l| l.starts_with("graph #") && l.contains("rank 2 never issued it")),
+        "{report:#?}"
+    );
 }

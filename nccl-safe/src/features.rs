@@ -82,8 +82,9 @@ pub enum Feature {
     /// ([`DeviceBuffer::alloc_nccl`](crate::DeviceBuffer::alloc_nccl)) and buffer
     /// registration ([`Communicator::register`](crate::Communicator::register)).
     Registration,
-    /// `ncclGroupSimulateEnd`: NCCL's estimate of a group's time
-    /// ([`estimate`](crate::estimate)).
+    /// `ncclGroupSimulateEnd`: NCCL's estimate of a group's time. NCCL makes it
+    /// only for blocking communicators, so [`estimate`](crate::estimate) refuses
+    /// cuda's; the sim's estimate honours the version its config emulates.
     GroupSimulate,
     /// `ncclCommInitRankScalable`: a communicator's init with several unique ids, one
     /// bootstrap root each ([`Communicator::init_scalable`](crate::Communicator::init_scalable)).

@@ -1,5 +1,5 @@
-//! [`estimate`]: how long a group of calls would take, by NCCL's model
-//! (`ncclGroupSimulateEnd`, NCCL 2.22.3), without launching anything.
+//! [`estimate`]: how long a group of calls would take, by a model, without launching
+//! anything (the sim's; NCCL's `ncclGroupSimulateEnd` cannot be used, see below).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,9 +22,10 @@ pub const SIM_LINK_BANDWIDTH: f64 = 25e9;
 /// launching them: no stream runs anything, no buffer is read or written, and no
 /// other rank takes part (the estimate is local to this rank).
 ///
-/// On cuda it is `ncclGroupSimulateEnd`'s estimate (NCCL's own tuning model, which
-/// also picks the algorithm the real launch would use). The sim has no hardware to
-/// model; it estimates each call as ring steps of [`SIM_STEP_LATENCY`] plus the
+/// On cuda it is refused: NCCL's `ncclGroupSimulateEnd` estimates only a blocking
+/// group, and every communicator of this library is non-blocking underneath, for
+/// which NCCL would launch the calls for real. The sim has no hardware to model; it
+/// estimates each call as ring steps of [`SIM_STEP_LATENCY`] plus the
 /// bytes this rank sends over a link of [`SIM_LINK_BANDWIDTH`] (an all-reduce sends
 /// `2 (n - 1) / n` of its buffer in `2 (n - 1)` steps), summed over the calls; one
 /// rank sends nothing and is estimated at zero. The sim's figures compare calls with
@@ -48,8 +49,8 @@ pub const SIM_LINK_BANDWIDTH: f64 = 25e9;
 ///
 /// # Errors
 ///
-/// `f`'s error; [`Error::UnsupportedByNccl`] below NCCL 2.22.3 (on the sim, below
-/// the version a communicator's config emulates); [`Error::InvalidUsage`] inside an
+/// `f`'s error; [`Error::Unsupported`] on cuda; [`Error::UnsupportedByNccl`] on the
+/// sim below the NCCL version a communicator's config emulates, if older than 2.22.3; [`Error::InvalidUsage`] inside an
 /// open group, for a finalize inside `f`, for two streams of one communicator, or a
 /// communicator that cannot take calls (suspended, finalized, aborted); NCCL's
 /// errors.
@@ -95,23 +96,16 @@ pub fn estimate(f: impl FnOnce(&Group) -> Result<()>) -> Result<Duration> {
         crate::features::check_ops(comm.imp.kind(), comm.config.sim_nccl_version, &these)?;
         ops.push(these);
     }
-    let kinds: Vec<DriverKind> = per_comm.iter().map(|(c, _, _)| c.imp.kind()).collect();
-    if kinds.contains(&DriverKind::Cuda) {
-        let launches: Vec<_> = per_comm
-            .iter()
-            .zip(&ops)
-            .map(|((comm, stream, _), ops)| {
-                (&comm.imp, &*stream.inner.imp, ops.as_slice(), &comm.config)
-            })
-            .collect();
-        let us = crate::driver::simulate_cuda_group(&launches)?;
-        if !us.is_finite() || us < 0.0 {
-            return Err(Error::InvalidUsage {
-                op: "estimate",
-                reason: format!("NCCL gave no estimate for this group (it returned {us})"),
-            });
-        }
-        return Ok(Duration::from_secs_f64(f64::from(us) / 1e6));
+    if per_comm.iter().any(|(c, _, _)| c.imp.kind() == DriverKind::Cuda) {
+        // NCCL estimates only a blocking group: a non-blocking one (every communicator
+        // of this library, Decision 5) ends in a background job that launches the
+        // calls for real and ignores the estimate's struct (group.cc,
+        // ncclGroupEndInternal).
+        return Err(Error::Unsupported {
+            driver: DriverKind::Cuda,
+            what: "a cost estimate (NCCL's ncclGroupSimulateEnd launches the calls of a \
+                   non-blocking communicator, and every communicator here is one)",
+        });
     }
     let mut total = Duration::ZERO;
     for ((comm, _, _), ops) in per_comm.iter().zip(&ops) {

@@ -21,7 +21,6 @@ mod stream;
 mod suspend;
 
 pub(crate) use register::{nccl_mem_alloc, nccl_mem_free};
-pub(crate) use suspend::simulate_group;
 
 pub(crate) use reshape::{join_grown, raw_id};
 

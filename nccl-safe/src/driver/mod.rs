@@ -959,27 +959,6 @@ pub(crate) fn launch_cuda_group(
     crate::cuda::comm::launch_group(&parts)
 }
 
-/// NCCL's estimate, in microseconds, of the calls of several cuda communicators of
-/// this process as one group (`ncclGroupSimulateEnd`); nothing is launched.
-pub(crate) fn simulate_cuda_group(
-    launches: &[(&CommImpl, &StreamImpl, &[LaunchOp], &Config)],
-) -> Result<f32> {
-    let mut parts = Vec::with_capacity(launches.len());
-    for (comm, stream, ops, config) in launches {
-        match (comm, stream) {
-            (CommImpl::Cuda { comm, device }, StreamImpl::Cuda(s)) => {
-                parts.push((comm, device, s, *ops, *config));
-            }
-            _ => return Err(mixed("estimate")),
-        }
-    }
-    let parts: Vec<crate::cuda::comm::Part<'_>> = parts
-        .iter()
-        .map(|(c, d, s, ops, cfg)| (*c, d.as_ref(), *s, *ops, *cfg))
-        .collect();
-    crate::cuda::simulate_group(&parts)
-}
-
 /// Finalizes several cuda communicators of this process in one NCCL group, then polls
 /// each under its deadline.
 pub(crate) fn finalize_cuda_group(comms: &[(&CommImpl, Duration)]) -> Result<()> {

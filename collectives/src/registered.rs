@@ -37,8 +37,9 @@ impl ProcessGroup {
     ///     let window = pg.register_window(&grads, WindowFlags::new().symmetric())?;
     ///     grads.fill(pg.comm_stream(), 0.5)?;
     ///     pg.all_reduce(&mut grads, ReduceOp::Sum)?.wait_host(Duration::from_secs(10))?;
-    ///     drop(window); // released once the all-reduce is done
-    ///     Ok(grads.to_vec(pg.comm_stream())?)
+    ///     let v = grads.to_vec(pg.comm_stream())?;
+    ///     drop(window); // released when `grads` goes, after every operation on it
+    ///     Ok(v)
     /// })).collect();
     /// for r in ranks {
     ///     assert_eq!(r.join().unwrap()?, vec![1.0; 1024]);

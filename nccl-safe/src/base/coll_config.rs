@@ -75,16 +75,23 @@ impl CollConfig {
         self
     }
 
-    /// Only these algorithms (names of [`CollConfig::ALGORITHMS`], any case).
+    /// Only these algorithms (names of [`CollConfig::ALGORITHMS`], any case); none
+    /// leaves the choice to NCCL.
     pub fn algorithms(mut self, names: &[&str]) -> CollConfig {
-        self.selection = Some(names.join(",").to_ascii_lowercase());
+        self.selection = (!names.is_empty()).then(|| names.join(",").to_ascii_lowercase());
         self
     }
 
-    /// Any algorithm but these.
+    /// Any algorithm but these; none leaves the choice to NCCL.
     pub fn excluding_algorithms(mut self, names: &[&str]) -> CollConfig {
-        self.selection = Some(format!("^{}", names.join(",").to_ascii_lowercase()));
+        self.selection =
+            (!names.is_empty()).then(|| format!("^{}", names.join(",").to_ascii_lowercase()));
         self
+    }
+
+    /// The thread-block cluster size asked for, if any.
+    pub(crate) fn cga(&self) -> Option<u32> {
+        self.cga_cluster_size
     }
 
     /// When no algorithm of the selection fits the call, let NCCL pick another
@@ -120,8 +127,11 @@ impl CollConfig {
             ("max_ctas", self.max_ctas),
             ("nvls_ctas", self.nvls_ctas),
         ] {
-            if v == Some(0) || v.is_some_and(|v| v > i32::MAX as u32) {
-                return bad(format!("{what} {} must be at least 1", v.unwrap_or(0)));
+            if v == Some(0) {
+                return bad(format!("{what} 0 must be at least 1"));
+            }
+            if let Some(v) = v.filter(|&v| v > i32::MAX as u32) {
+                return bad(format!("{what} {v} is above {}", i32::MAX));
             }
         }
         if let (Some(lo), Some(hi)) = (self.min_ctas, self.max_ctas) {
@@ -159,11 +169,16 @@ impl CollConfig {
         Ok(())
     }
 
-    /// A nonzero number for the config: equal configs give equal numbers (the sim
-    /// compares ranks' configs by it).
+    /// A nonzero number for what of the config must agree across ranks (all but the
+    /// profiler tag, which is rank-local and changes nothing): equal configs give
+    /// equal numbers (the sim compares ranks' configs by it).
     pub(crate) fn key(&self) -> u64 {
+        let shared = CollConfig {
+            profiler_tag: 0,
+            ..self.clone()
+        };
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in self.to_string().bytes() {
+        for b in shared.to_string().bytes() {
             h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
         h.max(1)
@@ -239,6 +254,20 @@ thread_local! {
 /// The config attached on this thread, if any.
 pub(crate) fn current() -> Option<Arc<CollConfig>> {
     CURRENT.with(|c| c.borrow().clone())
+}
+
+/// Runs `f` with no config attached (the library's own operations inside a
+/// caller's [`with_coll_config`]).
+pub(crate) fn without_coll_config<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Arc<CollConfig>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let old = self.0.take();
+            CURRENT.with(|c| *c.borrow_mut() = old);
+        }
+    }
+    let _restore = Restore(CURRENT.with(|c| c.replace(None)));
+    f()
 }
 
 /// Runs `f` with `config` attached to every collective it issues on this thread

@@ -147,6 +147,10 @@ pub(crate) struct CommInner {
     pub(super) registrations: AtomicUsize,
     /// Live [`Window`](super::Window)s of this communicator.
     pub(super) windows: AtomicUsize,
+    /// Held (read) by every launch from its state check until NCCL took its calls;
+    /// a suspend takes it (write) once it has refused new launches, so that none
+    /// that passed the check before is still on its way to NCCL.
+    pub(super) fence: std::sync::RwLock<()>,
 }
 
 impl CommInner {
@@ -179,6 +183,7 @@ impl CommInner {
             shares: AtomicBool::new(false),
             registrations: AtomicUsize::new(0),
             windows: AtomicUsize::new(0),
+            fence: std::sync::RwLock::new(()),
         });
         let mut live = lock(live_comms());
         live.retain(|w| w.strong_count() > 0);
@@ -332,7 +337,9 @@ impl CommInner {
     /// Launches `calls` on `stream` now: tracked waits, the driver's launch, the
     /// buffers' new uses.
     pub(super) fn launch(&self, stream: &Stream, calls: Vec<Call>) -> Result<()> {
+        let _fence = self.fence_read();
         self.check_issuable("launch")?;
+        check_group_configs(&calls)?;
         check_same_device("collective", &self.device, stream.device())?;
         self.imp.check_ready("collective")?;
         let uses = Call::uses(&calls);
@@ -352,6 +359,11 @@ impl CommInner {
         launched
     }
 
+    /// The fence, read: held across a launch (see `fence`).
+    pub(super) fn fence_read(&self) -> std::sync::RwLockReadGuard<'_, ()> {
+        self.fence.read().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// [`CommInner::launch`] of a captured graph's operations: the buffers' waits and
     /// records around the driver's replay.
     pub(super) fn launch_graph(
@@ -360,6 +372,7 @@ impl CommInner {
         calls: Vec<Call>,
         graph: &crate::driver::GraphImpl,
     ) -> Result<()> {
+        let _fence = self.fence_read();
         self.check_issuable("graph launch")?;
         check_same_device("graph launch", &self.device, stream.device())?;
         self.imp.check_ready("graph launch")?;
@@ -760,6 +773,29 @@ impl fmt::Debug for AbortHandle {
             "AbortHandle(rank {} of {} on {})",
             self.inner.rank, self.inner.size, self.inner.device
         )
+    }
+}
+
+/// Refuses a group whose collectives carry per-call configs with different thread-block
+/// cluster sizes (NCCL: undefined behaviour within one group).
+pub(super) fn check_group_configs(calls: &[Call]) -> Result<()> {
+    let mut sizes = calls
+        .iter()
+        .map(|c| c.op.config.as_ref().and_then(|cfg| cfg.cga()));
+    let Some(first) = sizes.next() else {
+        return Ok(());
+    };
+    match sizes.find(|s| *s != first) {
+        Some(other) => Err(Error::InvalidArgument {
+            op: "coll_config",
+            reason: format!(
+                "one group's collectives ask for cga_cluster_size {} and {}: NCCL needs one \
+                 size for a whole group",
+                first.map_or("unset".into(), |v| v.to_string()),
+                other.map_or("unset".into(), |v| v.to_string())
+            ),
+        }),
+        None => Ok(()),
     }
 }
 

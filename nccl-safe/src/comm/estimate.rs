@@ -96,7 +96,10 @@ pub fn estimate(f: impl FnOnce(&Group) -> Result<()>) -> Result<Duration> {
         crate::features::check_ops(comm.imp.kind(), comm.config.sim_nccl_version, &these)?;
         ops.push(these);
     }
-    if per_comm.iter().any(|(c, _, _)| c.imp.kind() == DriverKind::Cuda) {
+    if per_comm
+        .iter()
+        .any(|(c, _, _)| c.imp.kind() == DriverKind::Cuda)
+    {
         // NCCL estimates only a blocking group: a non-blocking one (every communicator
         // of this library, Decision 5) ends in a background job that launches the
         // calls for real and ignores the estimate's struct (group.cc,

@@ -187,8 +187,10 @@ fn launch_group(pending: Pending) -> Result<()> {
 /// every stream waits for its buffers' conflicts, then one `ncclGroupStart`/`End`
 /// around all the calls, then the buffers' uses are recorded.
 fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Result<()> {
+    let _fences: Vec<_> = per_comm.iter().map(|(c, _, _)| c.fence_read()).collect();
     for (comm, stream, calls) in &per_comm {
         comm.check_issuable("group")?;
+        super::communicator::check_group_configs(calls)?;
         check_same_device("collective", &comm.device, stream.device())?;
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         crate::features::check_ops(comm.imp.kind(), comm.config.sim_nccl_version, &ops)?;

@@ -1,6 +1,6 @@
 //! Buffer registration (`ncclCommRegister`/`ncclCommDeregister`): a [`Registration`]
-//! keeps the registered memory allocated and releases the registration before the
-//! memory goes.
+//! keeps the registered memory allocated, and is released when the memory goes,
+//! after every operation on it.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -18,12 +18,16 @@ use crate::{DataType, Error, Result};
 /// SHARP, CollNet). Nothing else changes: collectives take the buffer as before, and
 /// NCCL finds the registration by address.
 ///
-/// The registration holds the buffer's memory: dropping the [`DeviceBuffer`]
-/// (crate::DeviceBuffer) while it is registered frees nothing until the
-/// registration is released, so NCCL never holds a registration of freed memory.
-/// Dropping it (or [`Registration::deregister`]) releases it first, then lets the
-/// memory go. Closing or aborting the communicator releases its registrations
-/// (NCCL releases them with it); dropping one afterwards only lets its memory go.
+/// The registration holds the buffer's memory: dropping the
+/// [`DeviceBuffer`](crate::DeviceBuffer) while it is registered frees nothing, so
+/// NCCL never holds a registration of freed memory. Dropping the registration (or
+/// [`Registration::deregister`]) never blocks, and its release waits for the memory
+/// to go: NCCL finds registrations by address, so one released while its buffer can
+/// still be used could be found by a later call and released under it. It is
+/// released once neither the buffer nor the registration holds the memory and every
+/// operation on it has completed, then the memory is freed: register a buffer once,
+/// not once per step. Closing or aborting the communicator releases its
+/// registrations (NCCL releases them with it).
 #[must_use = "dropping a Registration releases it at once"]
 pub struct Registration {
     comm: Arc<CommInner>,
@@ -47,10 +51,10 @@ impl Communicator {
     /// grads.fill(&s, 1.0)?;
     /// let reg = comm.register(&grads)?;
     /// comm.all_reduce_in_place(&mut grads, ReduceOp::Sum, &s)?; // as before
-    /// drop(grads); // the memory stays until the registration goes
     /// assert_eq!(comm.registrations(), 1);
-    /// reg.deregister()?;
-    /// assert_eq!(comm.registrations(), 0);
+    /// drop(grads); // the memory stays: the registration holds it
+    /// reg.deregister(); // released when the memory goes, after the all-reduce
+    /// s.synchronize()?;
     /// # comm.close()?;
     /// # Ok::<(), nccl_safe::Error>(())
     /// ```
@@ -90,8 +94,7 @@ impl Communicator {
     }
 
     /// How many registrations this communicator holds: those made and not yet
-    /// released (a dropped [`Registration`] is released once the operations issued on
-    /// its memory before have completed).
+    /// released (a dropped [`Registration`] is released when its memory goes).
     pub fn registrations(&self) -> usize {
         self.inner.registrations.load(Ordering::Acquire)
     }
@@ -103,65 +106,31 @@ impl Registration {
         self.bytes
     }
 
-    /// Releases the registration (`ncclCommDeregister`), then lets the memory go
-    /// when nothing else holds it. When operations issued on its memory are still
-    /// pending, the release waits for them off this thread and its error, if any, is
-    /// logged; otherwise it happens now.
-    ///
-    /// # Errors
-    ///
-    /// NCCL's error of a release made now; the registration is counted as released
-    /// all the same.
-    pub fn deregister(mut self) -> Result<()> {
-        self.release()
+    /// Releases the registration: its deregistration (`ncclCommDeregister`) runs
+    /// when its memory goes, once nothing holds the buffer (so no call can find the
+    /// registration any more) and every operation on it has completed; NCCL's error
+    /// then, if any, is logged. Dropping the registration does the same.
+    pub fn deregister(self) {
+        drop(self);
     }
 
-    fn release(&mut self) -> Result<()> {
+    fn release(&mut self) {
         if std::mem::replace(&mut self.released, true) {
-            return Ok(());
+            return;
         }
-        let release = Release {
-            comm: self.comm.clone(),
-            handle: Some(self.handle),
-            _alloc: self._alloc.clone(),
-        };
-        super::window::release_after_uses(&self._alloc, release, |r| match r.handle.take() {
-            Some(h) => {
-                r.comm.registrations.fetch_sub(1, Ordering::AcqRel);
-                r.comm.imp.deregister(h)
-            }
-            None => Ok(()),
-        })
-    }
-}
-
-/// A registration's release, held until the operations issued on its memory before
-/// it completed; deregisters when dropped, unless released already.
-struct Release {
-    comm: Arc<CommInner>,
-    handle: Option<usize>,
-    _alloc: Arc<Allocation>,
-}
-
-impl Drop for Release {
-    fn drop(&mut self) {
-        if let Some(h) = self.handle.take() {
-            self.comm.registrations.fetch_sub(1, Ordering::AcqRel);
-            if let Err(e) = self.comm.imp.deregister(h) {
+        let (comm, handle) = (self.comm.clone(), self.handle);
+        self._alloc.before_free(Box::new(move || {
+            comm.registrations.fetch_sub(1, Ordering::AcqRel);
+            if let Err(e) = comm.imp.deregister(handle) {
                 log::warn!("releasing a registration failed: {e}");
             }
-        }
+        }));
     }
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        if let Err(e) = self.release() {
-            log::warn!(
-                "releasing a registration of {} bytes failed: {e}",
-                self.bytes
-            );
-        }
+        self.release();
     }
 }
 

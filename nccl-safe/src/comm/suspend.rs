@@ -34,9 +34,11 @@ impl Communicator {
     ///
     /// Collective: every rank suspends. It waits for the device's work (as NCCL does),
     /// then for every rank, through a one-byte all-reduce bounded by
-    /// [`Config::call_timeout`](crate::Config::call_timeout) and ended by an abort, so
-    /// that a rank that never suspends is a timeout here, not a hang inside NCCL's own
-    /// barrier; then it calls NCCL.
+    /// [`Config::call_timeout`](crate::Config::call_timeout), so that a rank that never
+    /// suspends is a timeout here, not a hang inside NCCL's own barrier; then it calls
+    /// NCCL. After such a timeout the communicator is aborted: its ranks are out of
+    /// step (a late rank would meet the stale barrier), as after any collective that
+    /// timed out.
     ///
     /// ```
     /// use std::thread;
@@ -177,8 +179,24 @@ impl Communicator {
                 },
             });
         }
+        // Back to `from` unless the step succeeds, also when it panics.
+        struct Settle<'a> {
+            state: &'a std::sync::atomic::AtomicU8,
+            value: u8,
+        }
+        impl Drop for Settle<'_> {
+            fn drop(&mut self) {
+                self.state.store(self.value, Ordering::Release);
+            }
+        }
+        let mut settle = Settle { state, value: from };
+        // A launch that passed its state check before the change holds the fence
+        // until NCCL took its calls: wait for it (later ones are refused).
+        drop(self.inner.fence.write().unwrap_or_else(|e| e.into_inner()));
         let result = step(self);
-        state.store(if result.is_ok() { to } else { from }, Ordering::Release);
+        if result.is_ok() {
+            settle.value = to;
+        }
         result
     }
 
@@ -188,16 +206,32 @@ impl Communicator {
         refuse_in_group(op)?;
         let stream = Stream::new(&self.inner.device)?;
         let mut one = DeviceBuffer::<u8>::zeroed(&stream, 1)?;
+        struct Leave;
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                IN_BARRIER.with(|b| b.set(false));
+            }
+        }
         IN_BARRIER.with(|b| b.set(true));
+        let leave = Leave;
         let label = format!("the barrier of {op}");
-        let issued = super::with_call_label(&label, || {
-            self.all_reduce_in_place(&mut one, ReduceOp::Max, &stream)
+        // The library's own all-reduce: no caller's per-call config applies.
+        let issued = crate::base::coll_config::without_coll_config(|| {
+            super::with_call_label(&label, || {
+                self.all_reduce_in_place(&mut one, ReduceOp::Max, &stream)
+            })
         });
-        IN_BARRIER.with(|b| b.set(false));
+        drop(leave);
         issued?;
         let waited = self.inner.config.call_timeout;
         stream.synchronize_timeout(waited).map_err(|e| match e {
-            Error::Timeout { .. } => Error::Timeout { op, waited },
+            Error::Timeout { .. } => {
+                // The barrier stays pending: a late rank would meet it and go on
+                // alone. The ranks are out of step, as after any collective that
+                // timed out, so the communicator is aborted.
+                let _ = self.inner.abort_now();
+                Error::Timeout { op, waited }
+            }
             other => other,
         })
     }

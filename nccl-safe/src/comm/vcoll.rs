@@ -128,7 +128,8 @@ impl Blocks {
     }
 
     /// Checks the blocks against a world of `size` ranks and a buffer of `len`
-    /// elements; `disjoint` for blocks that are written.
+    /// elements (an empty block too must start inside it, or at its end);
+    /// `disjoint` for blocks that are written.
     fn check(
         &self,
         op: &'static str,
@@ -145,7 +146,7 @@ impl Blocks {
             ));
         }
         for (r, range) in self.range_iter() {
-            if !range.is_empty() && range.end > len {
+            if range.end > len {
                 return bad(format!(
                     "{what}: rank {r}'s block [{}, {}) ends past the buffer's {len} elements",
                     range.start, range.end
@@ -188,8 +189,9 @@ impl Communicator {
     ///
     /// A group of one send and one receive per rank (its own included), so it runs on
     /// any NCCL release. Inside an open [`group`](crate::group()) it joins that group.
-    /// Every pair exchanges, empty blocks included, so that a count that two ranks
-    /// disagree on is caught (on the sim, [`Error::Mismatch`] naming both ranks and
+    /// A [`with_coll_config`](crate::with_coll_config) config does not apply: NCCL has
+    /// none for sends and receives. Every pair exchanges, empty blocks included, so
+    /// that a count that two ranks disagree on is caught (on the sim, [`Error::Mismatch`] naming both ranks and
     /// their counts) rather than left to hang.
     ///
     /// ```
@@ -233,12 +235,16 @@ impl Communicator {
         let mut r = recv.device_view_mut();
         send_blocks.check(OP, "send_blocks", n, s.len(), false)?;
         recv_blocks.check(OP, "recv_blocks", n, r.len(), true)?;
-        in_group(|| {
-            for peer in 0..n {
-                self.send(&s.slice(send_blocks.range(peer))?, peer, stream)?;
-                self.recv(&mut r.slice_mut(recv_blocks.range(peer))?, peer, stream)?;
-            }
-            Ok(())
+        // Sends and receives take no per-call config in NCCL: a caller's config
+        // does not apply to them.
+        crate::base::coll_config::without_coll_config(|| {
+            in_group(|| {
+                for peer in 0..n {
+                    self.send(&s.slice(send_blocks.range(peer))?, peer, stream)?;
+                    self.recv(&mut r.slice_mut(recv_blocks.range(peer))?, peer, stream)?;
+                }
+                Ok(())
+            })
         })
     }
 

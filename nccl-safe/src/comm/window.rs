@@ -1,7 +1,7 @@
 //! Windows (`ncclCommWindowRegister`, NCCL 2.27.3): a buffer registered with every
 //! rank of a communicator, which NCCL's symmetric kernels and one-sided operations
 //! address on any rank. A [`Window`] keeps its memory allocated, and is released only
-//! after the operations that used the memory before its release have completed.
+//! when the memory goes, after every operation on it.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -54,11 +54,13 @@ impl WindowFlags {
 /// A buffer registered as a window with every rank of a communicator
 /// ([`Communicator::register_window`]).
 ///
-/// It holds the buffer's memory, as a [`Registration`](crate::Registration) does: a
-/// dropped buffer is freed only once its window is released. Dropping the window (or
-/// [`Window::deregister`]) never blocks: the release waits, off the caller's thread,
-/// for the operations already issued on the memory, then lets the memory go.
-/// Closing or aborting the communicator releases its windows with it.
+/// It holds the buffer's memory, as a [`Registration`](crate::Registration) does.
+/// Dropping it (or [`Window::deregister`]) never blocks, and its release waits for
+/// the memory to go: NCCL finds windows by address, so a window released while its
+/// buffer can still be used could be found by a later call and released under it.
+/// It is released once neither the buffer nor the window holds the memory and every
+/// operation issued on it has completed, then the memory is freed. Closing or
+/// aborting the communicator releases its windows with it.
 #[must_use = "dropping a Window releases it"]
 pub struct Window {
     comm: Arc<CommInner>,
@@ -67,27 +69,6 @@ pub struct Window {
     flags: WindowFlags,
     raw: usize,
     released: bool,
-}
-
-/// What a window's release holds until the operations issued before it completed:
-/// dropped by the device's release, it deregisters, then lets the memory go.
-pub(super) struct Release {
-    comm: Arc<CommInner>,
-    raw: usize,
-    _alloc: Arc<Allocation>,
-}
-
-impl Drop for Release {
-    fn drop(&mut self) {
-        // 0 once released by `release_after_uses`'s caller.
-        if self.raw == 0 {
-            return;
-        }
-        self.comm.windows.fetch_sub(1, Ordering::AcqRel);
-        if let Err(e) = self.comm.imp.deregister_window(self.raw) {
-            log::warn!("releasing a window failed: {e}");
-        }
-    }
 }
 
 impl Communicator {
@@ -113,7 +94,7 @@ impl Communicator {
     ///     buf.fill(&s, 1.0)?;
     ///     comm.all_reduce_in_place(&mut buf, ReduceOp::Sum, &s)?;
     ///     let v = buf.to_vec(&s)?;
-    ///     win.deregister()?;
+    ///     win.deregister();
     ///     Ok(v)
     /// })).collect();
     /// for r in ranks {
@@ -130,8 +111,9 @@ impl Communicator {
     /// [`Error::UnsupportedByNccl`] below 2.27.3; [`Error::WindowUnsupported`] when
     /// NCCL makes no window (the communicator has no symmetric-memory support);
     /// [`Error::Timeout`] when the other ranks do not register within the call
-    /// timeout; [`Error::InvalidUsage`] inside an open group; a communicator that
-    /// cannot take calls; NCCL's errors.
+    /// timeout (the communicator is aborted then: its ranks are out of step);
+    /// [`Error::InvalidUsage`] inside an open group; a communicator that cannot take
+    /// calls; NCCL's errors.
     pub fn register_window<T: DataType>(
         &self,
         buf: &impl AsDeviceView<T>,
@@ -186,15 +168,27 @@ impl Communicator {
                 // The sim has no handle: a nonzero value stands for the window.
                 1
             }
-            DriverKind::Cuda => match inner.imp.register_window(
-                addr,
-                bytes,
-                flags.bits(),
-                inner.config.call_timeout,
-            )? {
-                0 => return Err(no_window()),
-                raw => raw,
-            },
+            DriverKind::Cuda => {
+                let _fence = inner.fence_read();
+                let made =
+                    inner
+                        .imp
+                        .register_window(addr, bytes, flags.bits(), inner.config.call_timeout);
+                match made {
+                    Ok(0) => return Err(no_window()),
+                    Ok(raw) => raw,
+                    Err(e) => {
+                        // NCCL's registration is a group left in progress: nothing may
+                        // be issued on the communicator before it ends, so it is
+                        // aborted, as after a launch NCCL did not confirm.
+                        if matches!(e, Error::Timeout { .. }) {
+                            drop(_fence);
+                            let _ = inner.abort_now();
+                        }
+                        return Err(e);
+                    }
+                }
+            }
         };
         inner.windows.fetch_add(1, Ordering::AcqRel);
         Ok(Window {
@@ -208,8 +202,7 @@ impl Communicator {
     }
 
     /// How many windows this communicator holds: those registered and not yet
-    /// released (a dropped [`Window`] is released once the operations issued on its
-    /// memory before have completed).
+    /// released (a dropped [`Window`] is released when its memory goes).
     pub fn windows(&self) -> usize {
         self.inner.windows.load(Ordering::Acquire)
     }
@@ -234,56 +227,31 @@ impl Window {
         self.flags
     }
 
-    /// Releases the window (`ncclCommWindowDeregister`), then lets the memory go
-    /// when nothing else holds it. When operations issued on its memory are still
-    /// pending, the release waits for them off this thread and its error, if any, is
-    /// logged; otherwise it happens now.
-    ///
-    /// # Errors
-    ///
-    /// NCCL's error of a release made now.
-    pub fn deregister(mut self) -> Result<()> {
-        self.release()
+    /// Releases the window: its deregistration (`ncclCommWindowDeregister`) runs
+    /// when its memory goes, once nothing holds the buffer (so no call can find the
+    /// window any more) and every operation on it has completed; NCCL's error then,
+    /// if any, is logged. Dropping the window does the same.
+    pub fn deregister(self) {
+        drop(self);
     }
 
-    fn release(&mut self) -> Result<()> {
+    fn release(&mut self) {
         if std::mem::replace(&mut self.released, true) {
-            return Ok(());
+            return;
         }
-        let release = Release {
-            comm: self.comm.clone(),
-            raw: self.raw,
-            _alloc: self.alloc.clone(),
-        };
-        release_after_uses(&self.alloc, release, |r| {
-            let raw = std::mem::take(&mut r.raw);
-            r.comm.windows.fetch_sub(1, Ordering::AcqRel);
-            r.comm.imp.deregister_window(raw)
-        })
+        let (comm, raw) = (self.comm.clone(), self.raw);
+        self.alloc.before_free(Box::new(move || {
+            comm.windows.fetch_sub(1, Ordering::AcqRel);
+            if let Err(e) = comm.imp.deregister_window(raw) {
+                log::warn!("releasing a window failed: {e}");
+            }
+        }));
     }
-}
-
-/// Runs `now` on `what` when the uses pending on `alloc` have all completed, and
-/// returns its result; otherwise hands `what` to the device, whose release drops it
-/// (releasing through its `Drop`) once they have.
-pub(super) fn release_after_uses<R: Send + Sync + 'static>(
-    alloc: &Allocation,
-    mut what: R,
-    now: impl FnOnce(&mut R) -> Result<()>,
-) -> Result<()> {
-    let pending = alloc.pending_events();
-    if pending.iter().all(|e| matches!(e.query(), Ok(true))) {
-        return now(&mut what);
-    }
-    alloc.device().release_after(Box::new(what), pending);
-    Ok(())
 }
 
 impl Drop for Window {
     fn drop(&mut self) {
-        if let Err(e) = self.release() {
-            log::warn!("releasing a window of {} bytes failed: {e}", self.bytes);
-        }
+        self.release();
     }
 }
 

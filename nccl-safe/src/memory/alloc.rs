@@ -78,6 +78,33 @@ pub(crate) struct Allocation {
     backing: Backing,
     /// Allocated by NCCL (`ncclMemAlloc` on cuda; marked so on the sim).
     nccl: std::sync::atomic::AtomicBool,
+    /// Run when the memory goes, after its last use and before it is freed
+    /// (releases of NCCL registrations of it).
+    before_free: Mutex<Vec<BeforeFree>>,
+}
+
+/// A release that must happen before the memory goes ([`Allocation::before_free`]).
+pub(crate) type BeforeFree = Box<dyn FnOnce() + Send + Sync>;
+
+/// What [`Allocation`]'s drop hands the device when releases must come first: they
+/// run, then the memory is freed (or its owner dropped).
+struct ReleaseThenFree {
+    releases: Vec<BeforeFree>,
+    device: Device,
+    ptr: u64,
+    owner: Option<Box<dyn Any + Send + Sync>>,
+}
+
+impl Drop for ReleaseThenFree {
+    fn drop(&mut self) {
+        for release in self.releases.drain(..) {
+            release();
+        }
+        match self.owner.take() {
+            Some(owner) => drop(owner),
+            None => self.device.free_after(self.ptr, Vec::new()),
+        }
+    }
 }
 
 impl Allocation {
@@ -100,6 +127,7 @@ impl Allocation {
             tracker: Mutex::new(Tracker::default()),
             backing: Backing::Foreign(Some(owner)),
             nccl: std::sync::atomic::AtomicBool::new(false),
+            before_free: Mutex::new(Vec::new()),
         });
         lock(&alloc.tracker).add(0..bytes, true, stream, first);
         alloc
@@ -134,9 +162,11 @@ impl Allocation {
         &self.device
     }
 
-    /// The events of the uses still pending on this allocation.
-    pub(crate) fn pending_events(&self) -> Vec<crate::driver::SharedEvent> {
-        lock(&self.tracker).pending()
+    /// Runs `release` when the memory goes: once nothing holds the allocation any
+    /// more (so no new use can be issued) and every use of it has completed, before
+    /// the memory is freed.
+    pub(crate) fn before_free(&self, release: BeforeFree) {
+        lock(&self.before_free).push(release);
     }
 
     pub(super) fn tracker(&self) -> &Mutex<Tracker> {
@@ -162,6 +192,7 @@ impl Allocation {
             tracker: Mutex::new(Tracker::default()),
             backing: Backing::Nccl,
             nccl: std::sync::atomic::AtomicBool::new(true),
+            before_free: Mutex::new(Vec::new()),
         }))
     }
 
@@ -180,6 +211,7 @@ impl Allocation {
             tracker: Mutex::new(Tracker::default()),
             backing: Backing::Owned,
             nccl: std::sync::atomic::AtomicBool::new(false),
+            before_free: Mutex::new(Vec::new()),
         });
         // First uses on other streams wait for the allocation itself.
         let event = internal.imp.record_new()?;
@@ -211,9 +243,19 @@ impl Drop for Allocation {
         };
         let pending = lock(&self.tracker).pending();
         let (device, ptr) = (self.device.clone(), self.ptr);
-        let free = move || match owner {
-            None => device.free_after(ptr, pending),
-            Some(owner) => device.release_after(owner, pending),
+        let releases = std::mem::take(&mut *lock(&self.before_free));
+        let free = move || match (owner, releases.is_empty()) {
+            (None, true) => device.free_after(ptr, pending),
+            (Some(owner), true) => device.release_after(owner, pending),
+            (owner, false) => {
+                let then = ReleaseThenFree {
+                    releases,
+                    device: device.clone(),
+                    ptr,
+                    owner,
+                };
+                device.release_after(Box::new(then), pending)
+            }
         };
         if host_fn::inside() {
             host_fn::defer(Box::new(free));

@@ -138,6 +138,20 @@ fn bad_configs_are_typed_errors_that_name_the_value() {
         e.to_string().contains("a send takes no per-call config"),
         "{e}"
     );
+    // One group's collectives must agree on the thread-block cluster size.
+    let mut y = DeviceBuffer::<f32>::zeroed(&s, 4).unwrap();
+    let e = expect_err(
+        group(|_| {
+            with_coll_config(&CollConfig::new().cga_cluster_size(4), || {
+                comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s)
+            })?;
+            with_coll_config(&CollConfig::new().cga_cluster_size(2), || {
+                comm.all_reduce_in_place(&mut y, ReduceOp::Sum, &s)
+            })
+        }),
+        "cga sizes",
+    );
+    assert!(e.to_string().contains("cga_cluster_size 4 and 2"), "{e}");
     // Nothing was launched by the refusals, and the config ends with the closure.
     comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
     s.synchronize().unwrap();

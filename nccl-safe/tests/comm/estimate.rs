@@ -178,6 +178,10 @@ fn cuda_refuses_an_estimate_and_launches_nothing() {
     );
     assert!(matches!(e, Error::Unsupported { .. }), "{e:?}");
     s.synchronize().unwrap();
-    assert_eq!(recv.to_vec(&s).unwrap(), vec![0.0; 256], "the all-reduce ran");
+    assert_eq!(
+        recv.to_vec(&s).unwrap(),
+        vec![0.0; 256],
+        "the all-reduce ran"
+    );
     comm.close().unwrap();
 }

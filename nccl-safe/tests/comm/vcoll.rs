@@ -222,6 +222,22 @@ fn bad_blocks_are_typed_errors_that_name_the_rank_and_launch_nothing() {
                 &s,
             ),
         ];
+        // An empty block must start inside the buffer too.
+        errs.push(comm.all_to_allv(
+            &buf,
+            &Blocks::new(&[8, 0], &[0, 100]).unwrap(),
+            &mut out,
+            &two,
+            &s,
+        ));
+        // Inside the caller's group, a refused call collects nothing.
+        let collected = group(|g| {
+            let r = comm.all_gather_v(&buf, &mut out, &Blocks::new(&[4, 4], &[0, 5]).unwrap(), &s);
+            assert!(r.is_err());
+            Ok(g.len())
+        })
+        .unwrap();
+        assert_eq!(collected, 0);
         // The world is untouched: a correct call still works on both ranks.
         let mut small = DeviceBuffer::<u32>::zeroed(&s, 8).unwrap();
         errs.push(comm.all_to_allv(&buf, &two, &mut small, &two, &s));
@@ -272,7 +288,12 @@ fn bad_blocks_are_typed_errors_that_name_the_rank_and_launch_nothing() {
             "{}",
             t[5]
         );
-        assert_eq!(t[6], "ok");
+        assert!(
+            t[6].contains("send_blocks: rank 1's block [100, 100)"),
+            "{}",
+            t[6]
+        );
+        assert_eq!(t[7], "ok");
     }
 }
 

@@ -123,7 +123,8 @@ impl Config {
         min_ctas: u32;
         /// Maximum number of CTAs (`maxCTAs`).
         max_ctas: u32;
-        /// Share resources with the parent in `split` (`splitShare`).
+        /// Share resources with the children `split` makes of a communicator made with
+        /// this config (`splitShare`: NCCL reads it from the parent's config).
         split_share: bool;
         /// Network traffic class (`trafficClass`).
         traffic_class: u32;

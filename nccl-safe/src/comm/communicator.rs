@@ -1125,7 +1125,8 @@ impl Communicator {
                 self.inner.together,
             ),
         });
-        if config.shares_split() {
+        // NCCL shares when the parent's config asks it to (`comm->config.splitShare`).
+        if self.inner.config.shares_split() && child.is_some() {
             self.inner.shares.store(true, Ordering::Release);
             if let Some(c) = &child {
                 c.inner.shares.store(true, Ordering::Release);

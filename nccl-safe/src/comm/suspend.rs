@@ -106,7 +106,8 @@ impl Communicator {
     /// Collective: every rank resumes. On the sim the ranks meet under the call
     /// timeout. On cuda they meet inside NCCL, which has no timeout of its own and
     /// cannot be aborted while it waits (the communicator's memory is gone, so no
-    /// collective of ours can meet them first): resume on every rank.
+    /// collective of ours can meet them first), and the device's other communicators
+    /// wait meanwhile (the call holds the device's NCCL lock): resume on every rank.
     ///
     /// # Errors
     ///

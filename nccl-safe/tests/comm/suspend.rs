@@ -141,20 +141,27 @@ fn a_callers_per_call_config_does_not_reach_the_suspend_barrier() {
 
 #[test]
 fn a_communicator_that_shares_resources_through_a_split_is_not_suspended() {
+    // NCCL reads split_share from the parent's config.
+    on_ranks(
+        DriverKind::Sim,
+        2,
+        Config::new().split_share(true),
+        |_, _, comm| {
+            let child = comm.split(Some(0), 0, &Config::new()).unwrap().unwrap();
+            invalid_usage(comm.suspend(), "parent", "split_share");
+            invalid_usage(child.suspend(), "child", "split_share");
+            assert!(!comm.is_suspended() && !child.is_suspended());
+            child.close().unwrap();
+            comm.close().unwrap();
+        },
+    );
+    // Without sharing (split_share on the child's config changes nothing), a split's
+    // child and parent suspend on their own.
     on_ranks(DriverKind::Sim, 2, Config::new(), |_, _, comm| {
         let child = comm
             .split(Some(0), 0, &Config::new().split_share(true))
             .unwrap()
             .unwrap();
-        invalid_usage(comm.suspend(), "parent", "split_share");
-        invalid_usage(child.suspend(), "child", "split_share");
-        assert!(!comm.is_suspended() && !child.is_suspended());
-        child.close().unwrap();
-        comm.close().unwrap();
-    });
-    // Without sharing, a split's child and parent suspend on their own.
-    on_ranks(DriverKind::Sim, 2, Config::new(), |_, _, comm| {
-        let child = comm.split(Some(0), 0, &Config::new()).unwrap().unwrap();
         child.suspend().unwrap();
         assert!(child.is_suspended() && !comm.is_suspended());
         child.resume().unwrap();

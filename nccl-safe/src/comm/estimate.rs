@@ -1,16 +1,14 @@
 //! [`estimate`]: how long a group of calls would take, by a model, without launching
 //! anything (the sim's; NCCL's `ncclGroupSimulateEnd` cannot be used, see below).
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use super::communicator::{Call, CommInner};
 use super::group::Group;
 use crate::base::op::{Kind, LaunchOp};
 use crate::base::types::DriverKind;
 use crate::features::Feature;
 use crate::stream::check_same_device;
-use crate::{Error, Result, Stream};
+use crate::{Error, Result};
 
 /// The sim's model of one step of a ring or a message: its latency.
 pub const SIM_STEP_LATENCY: Duration = Duration::from_micros(5);
@@ -64,24 +62,7 @@ pub fn estimate(f: impl FnOnce(&Group) -> Result<()>) -> Result<Duration> {
                 .into(),
         });
     }
-    let mut per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)> = Vec::new();
-    for (comm, stream, call) in pending {
-        match per_comm.iter_mut().find(|(c, _, _)| Arc::ptr_eq(c, &comm)) {
-            Some((_, s, calls)) => {
-                if !Arc::ptr_eq(&s.inner, &stream.inner) {
-                    return Err(Error::InvalidUsage {
-                        op: "estimate",
-                        reason: format!(
-                            "rank {} of one communicator used two streams in one group",
-                            comm.rank
-                        ),
-                    });
-                }
-                calls.push(call);
-            }
-            None => per_comm.push((comm, stream, vec![call])),
-        }
-    }
+    let per_comm = super::group::per_comm("estimate", pending)?;
     let mut ops: Vec<Vec<LaunchOp>> = Vec::with_capacity(per_comm.len());
     for (comm, stream, calls) in &per_comm {
         comm.check_issuable("estimate")?;

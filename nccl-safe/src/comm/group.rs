@@ -144,15 +144,20 @@ pub(super) fn collect<R>(
     Ok((result?, pending, finalizes))
 }
 
-fn launch_group(pending: Pending) -> Result<()> {
-    // One launch per communicator, in first-issue order.
-    let mut per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)> = Vec::new();
+/// A group's calls sorted by communicator, in first-issue order, each with its one
+/// stream.
+pub(super) type PerComm = Vec<(Arc<CommInner>, Stream, Vec<Call>)>;
+
+/// Sorts `pending` by communicator ([`PerComm`]); `op` names the refusal of a
+/// communicator that used two streams.
+pub(super) fn per_comm(op: &'static str, pending: Pending) -> Result<PerComm> {
+    let mut per_comm: PerComm = Vec::new();
     for (comm, stream, call) in pending {
         match per_comm.iter_mut().find(|(c, _, _)| Arc::ptr_eq(c, &comm)) {
             Some((_, s, calls)) => {
                 if !Arc::ptr_eq(&s.inner, &stream.inner) {
                     return Err(Error::InvalidUsage {
-                        op: "group",
+                        op,
                         reason: format!(
                             "rank {} of one communicator used two streams in one group",
                             comm.rank
@@ -164,6 +169,12 @@ fn launch_group(pending: Pending) -> Result<()> {
             None => per_comm.push((comm, stream, vec![call])),
         }
     }
+    Ok(per_comm)
+}
+
+fn launch_group(pending: Pending) -> Result<()> {
+    // One launch per communicator, in first-issue order.
+    let per_comm = per_comm("group", pending)?;
     let on_cuda = per_comm
         .iter()
         .filter(|(c, _, _)| c.imp.kind() == DriverKind::Cuda)

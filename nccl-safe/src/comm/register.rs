@@ -67,20 +67,8 @@ impl Communicator {
     pub fn register<T: DataType>(&self, buf: &impl AsDeviceView<T>) -> Result<Registration> {
         const OP: &str = "register";
         let inner = &self.inner;
-        crate::features::require(
-            inner.imp.kind(),
-            inner.config.sim_nccl_version,
-            Feature::Registration,
-        )?;
-        inner.check_issuable(OP)?;
         let v = buf.device_view();
-        check_same_device(OP, &inner.device, v.device())?;
-        if v.is_empty() {
-            return Err(Error::InvalidArgument {
-                op: OP,
-                reason: "the buffer is empty: there is nothing to register".into(),
-            });
-        }
+        registrable(inner, OP, Feature::Registration, &v)?;
         let bytes = v.bytes().len();
         let handle = inner.imp.register(v.addr(), bytes)?;
         inner.registrations.fetch_add(1, Ordering::AcqRel);
@@ -115,17 +103,54 @@ impl Registration {
     }
 
     fn release(&mut self) {
-        if std::mem::replace(&mut self.released, true) {
-            return;
+        if !std::mem::replace(&mut self.released, true) {
+            let handle = self.handle;
+            release_with_memory(&self._alloc, &self.comm, "registration", move |c| {
+                (&c.registrations, c.imp.deregister(handle))
+            });
         }
-        let (comm, handle) = (self.comm.clone(), self.handle);
-        self._alloc.before_free(Box::new(move || {
-            comm.registrations.fetch_sub(1, Ordering::AcqRel);
-            if let Err(e) = comm.imp.deregister(handle) {
-                log::warn!("releasing a registration failed: {e}");
-            }
-        }));
     }
+}
+
+/// The checks every registration of `v` with `inner` makes first (`feature` is the
+/// NCCL feature it needs).
+pub(super) fn registrable<T: DataType>(
+    inner: &CommInner,
+    op: &'static str,
+    feature: Feature,
+    v: &crate::DeviceView<'_, T>,
+) -> Result<()> {
+    crate::features::require(inner.imp.kind(), inner.config.sim_nccl_version, feature)?;
+    inner.check_issuable(op)?;
+    check_same_device(op, &inner.device, v.device())?;
+    if v.is_empty() {
+        return Err(Error::InvalidArgument {
+            op,
+            reason: "the buffer is empty: there is nothing to register".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Hands `alloc` a release of something `comm` registered (a `what`), to run when the
+/// memory goes: `release` deregisters and names the count to lower.
+pub(super) fn release_with_memory(
+    alloc: &Allocation,
+    comm: &Arc<CommInner>,
+    what: &'static str,
+    release: impl FnOnce(&CommInner) -> (&std::sync::atomic::AtomicUsize, Result<()>)
+    + Send
+    + Sync
+    + 'static,
+) {
+    let comm = comm.clone();
+    alloc.before_free(Box::new(move || {
+        let (count, released) = release(&comm);
+        count.fetch_sub(1, Ordering::AcqRel);
+        if let Err(e) = released {
+            log::warn!("releasing a {what} failed: {e}");
+        }
+    }));
 }
 
 impl Drop for Registration {

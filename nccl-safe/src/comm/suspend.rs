@@ -76,13 +76,7 @@ impl Communicator {
     pub fn suspend(&self) -> Result<()> {
         const OP: &str = "suspend";
         let inner = &self.inner;
-        crate::features::require(
-            inner.imp.kind(),
-            inner.config.sim_nccl_version,
-            Feature::Suspend,
-        )?;
-        inner.check_usable(OP)?;
-        refuse_in_group(OP)?;
+        self.may_change(OP)?;
         if inner.shares.load(Ordering::Acquire) {
             return Err(Error::InvalidUsage {
                 op: OP,
@@ -118,14 +112,7 @@ impl Communicator {
     /// then); an abort; NCCL's errors.
     pub fn resume(&self) -> Result<()> {
         const OP: &str = "resume";
-        let inner = &self.inner;
-        crate::features::require(
-            inner.imp.kind(),
-            inner.config.sim_nccl_version,
-            Feature::Suspend,
-        )?;
-        inner.check_usable(OP)?;
-        refuse_in_group(OP)?;
+        self.may_change(OP)?;
         self.change(OP, SUSPENDED, ACTIVE, |comm| {
             if comm.inner.imp.kind() == crate::DriverKind::Sim {
                 comm.barrier(OP)?;
@@ -157,6 +144,19 @@ impl Communicator {
         inner.check_usable("mem_stats")?;
         let suspended = inner.suspend_state.load(Ordering::Acquire) == SUSPENDED;
         inner.imp.mem_stats(suspended)
+    }
+
+    /// What a suspend or a resume checks first: NCCL has it, the communicator is
+    /// usable, and no group is open.
+    fn may_change(&self, op: &'static str) -> Result<()> {
+        let inner = &self.inner;
+        crate::features::require(
+            inner.imp.kind(),
+            inner.config.sim_nccl_version,
+            Feature::Suspend,
+        )?;
+        inner.check_usable(op)?;
+        refuse_in_group(op)
     }
 
     /// Moves the state from `from` to `to` around `step`; back to `from` if it fails.

@@ -11,7 +11,6 @@ use super::communicator::CommInner;
 use crate::features::Feature;
 use crate::memory::AsDeviceView;
 use crate::memory::alloc::Allocation;
-use crate::stream::check_same_device;
 use crate::{DataType, DriverKind, Error, Result};
 
 /// The alignment NCCL requires of a window's start (`NCCL_WIN_REQUIRED_ALIGNMENT`).
@@ -121,21 +120,9 @@ impl Communicator {
     ) -> Result<Window> {
         const OP: &str = "register_window";
         let inner = &self.inner;
-        crate::features::require(
-            inner.imp.kind(),
-            inner.config.sim_nccl_version,
-            Feature::WindowRegistration,
-        )?;
-        inner.check_issuable(OP)?;
-        super::suspend::refuse_in_group(OP)?;
         let v = buf.device_view();
-        check_same_device(OP, &inner.device, v.device())?;
-        if v.is_empty() {
-            return Err(Error::InvalidArgument {
-                op: OP,
-                reason: "the buffer is empty: there is nothing to register".into(),
-            });
-        }
+        super::register::registrable(inner, OP, Feature::WindowRegistration, &v)?;
+        super::suspend::refuse_in_group(OP)?;
         let addr = v.addr();
         let off = (addr % WINDOW_ALIGNMENT as u64) as usize;
         if off != 0 {
@@ -236,16 +223,12 @@ impl Window {
     }
 
     fn release(&mut self) {
-        if std::mem::replace(&mut self.released, true) {
-            return;
+        if !std::mem::replace(&mut self.released, true) {
+            let raw = self.raw;
+            super::register::release_with_memory(&self.alloc, &self.comm, "window", move |c| {
+                (&c.windows, c.imp.deregister_window(raw))
+            });
         }
-        let (comm, raw) = (self.comm.clone(), self.raw);
-        self.alloc.before_free(Box::new(move || {
-            comm.windows.fetch_sub(1, Ordering::AcqRel);
-            if let Err(e) = comm.imp.deregister_window(raw) {
-                log::warn!("releasing a window failed: {e}");
-            }
-        }));
     }
 }
 

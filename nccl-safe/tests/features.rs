@@ -6,8 +6,16 @@ use nccl_safe::{Error, Feature, NcclFeatures, Version};
 #[test]
 fn each_feature_needs_its_version_and_its_symbol() {
     let all = |_: &str| true;
-    let old = NcclFeatures::of(Version::new(2, 21, 5), all);
+    let old = NcclFeatures::of(Version::new(2, 19, 0), all);
     assert!(Feature::ALL.iter().all(|&f| !old.supports(f)), "{old:?}");
+    let v2191 = NcclFeatures::of(Version::new(2, 19, 1), all);
+    assert!(v2191.supports(Feature::Registration) && !v2191.supports(Feature::GroupSimulate));
+    assert!(!NcclFeatures::of(Version::new(2, 22, 2), all).supports(Feature::GroupSimulate));
+    assert!(NcclFeatures::of(Version::new(2, 22, 3), all).supports(Feature::GroupSimulate));
+    assert!(!NcclFeatures::of(Version::new(2, 29, 6), all).supports(Feature::Suspend));
+    assert!(NcclFeatures::of(Version::new(2, 29, 7), all).supports(Feature::Suspend));
+    assert!(!NcclFeatures::of(Version::new(2, 32, 2), all).supports(Feature::CollConfig));
+    assert!(NcclFeatures::of(Version::new(2, 32, 3), all).supports(Feature::CollConfig));
     let v2234 = NcclFeatures::of(Version::new(2, 23, 4), all);
     assert!(v2234.supports(Feature::ScalableInit) && !v2234.supports(Feature::Fp8));
     let v224 = NcclFeatures::of(Version::new(2, 24, 3), all);

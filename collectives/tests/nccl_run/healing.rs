@@ -299,7 +299,9 @@ fn a_slow_rank_is_not_dropped_unless_the_options_say_so() {
     let (out, _) = nccl_run(&["-n", "4"], "heal-late");
     let by_rank = reports(&out);
     for r in [0, 1] {
-        let lines = &by_rank[&r];
+        let lines = by_rank
+            .get(&r)
+            .unwrap_or_else(|| panic!("rank {r} reported nothing: {by_rank:?}\n{}", stderr(&out)));
         let refused = lines
             .iter()
             .find(|l| l.starts_with("refused late"))

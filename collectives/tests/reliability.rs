@@ -52,12 +52,20 @@ fn dumps_in(dir: &std::path::Path) -> Vec<collectives::Dump> {
 fn a_group_used_by_a_second_thread_while_the_first_ones_work_is_in_flight_refuses() {
     // `ProcessGroup` is not `Sync`: sharing it takes a wrapper. A mutex lets a second
     // thread issue while the first one's operations are in flight: refused.
+    // The group's stream waits on a gate until both threads have issued, so the first
+    // thread's operations are still in flight whenever the second one issues, however
+    // the two are scheduled (on a loaded machine one could otherwise issue all of
+    // its operations, and see them complete, before the other ran at all).
     let pg = Arc::new(Mutex::new(single(3, Options::new().name("threads"))));
+    let gate = nccl_safe::Gate::new(pg.lock().unwrap().device()).unwrap();
+    pg.lock().unwrap().comm_stream().wait_gate(&gate).unwrap();
     let start = Arc::new(Barrier::new(2));
+    let issued = Arc::new(Barrier::new(3));
     let refused = Arc::new(Mutex::new(Vec::new()));
     let threads: Vec<_> = (0..2)
         .map(|t| {
             let (pg, start, refused) = (pg.clone(), start.clone(), refused.clone());
+            let issued = issued.clone();
             thread::spawn(move || {
                 let dev = pg.lock().unwrap().device().clone();
                 let s = Stream::new(&dev).unwrap();
@@ -72,6 +80,7 @@ fn a_group_used_by_a_second_thread_while_the_first_ones_work_is_in_flight_refuse
                         Err(e) => refused.lock().unwrap().push(e),
                     }
                 }
+                issued.wait();
                 works.wait_host(PATIENCE).unwrap();
                 // Every operation that ran computed the right value (one rank: itself).
                 for (i, b) in bufs.iter().enumerate() {
@@ -80,6 +89,8 @@ fn a_group_used_by_a_second_thread_while_the_first_ones_work_is_in_flight_refuse
             })
         })
         .collect();
+    issued.wait();
+    gate.open();
     for t in threads {
         t.join().unwrap();
     }

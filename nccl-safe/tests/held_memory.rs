@@ -3,23 +3,15 @@
 //! issued on its memory. These read the sim device's memory in use, so they run in a
 //! test binary of their own, one at a time (other tests' allocations would move it).
 
-use nccl_safe::{
-    Communicator, Config, Device, DeviceBuffer, Gate, ReduceOp, Stream, Window, WindowFlags,
-};
+use nccl_safe::{Config, Device, DeviceBuffer, Gate, ReduceOp, Stream, Window, WindowFlags};
 
 mod common;
+use common::one_rank as one;
 
 /// One test at a time: each reads the device's memory in use.
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn one(dev: &Device, cfg: &Config) -> Communicator {
-    Communicator::init_all(std::slice::from_ref(dev), cfg)
-        .unwrap()
-        .pop()
-        .unwrap()
 }
 
 #[test]

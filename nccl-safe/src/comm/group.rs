@@ -19,9 +19,28 @@ thread_local! {
     static FINALIZES: RefCell<Vec<Arc<CommInner>>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Whether a group is open on this thread.
+pub(super) fn group_open() -> bool {
+    GROUP.with(|g| g.borrow().is_some())
+}
+
+/// Refuses `op`, which meets the other ranks at once, inside an open group (there
+/// the meeting would wait for the group's end, and the group's end for the call).
+pub(super) fn refuse_in_group(op: &'static str) -> Result<()> {
+    if group_open() {
+        return Err(Error::InvalidUsage {
+            op,
+            reason: "called inside an open group: it meets the other ranks at once, so call \
+                     it outside the group"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
 /// Collects a finalize issued inside an open group; `false` outside one.
 pub(super) fn defer_finalize(comm: &Arc<CommInner>) -> bool {
-    let open = GROUP.with(|g| g.borrow().is_some());
+    let open = group_open();
     if open {
         FINALIZES.with(|f| f.borrow_mut().push(comm.clone()));
     }

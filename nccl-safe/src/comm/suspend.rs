@@ -9,22 +9,9 @@ use super::{Communicator, ReduceOp};
 use crate::features::Feature;
 use crate::{DeviceBuffer, Error, Result, Stream};
 
+use super::group::refuse_in_group;
 use super::suspend_state::{ACTIVE, CHANGING, IN_BARRIER, SUSPENDED};
 pub use crate::base::types::MemStats;
-
-/// Refuses `op`, which meets the other ranks at once, inside an open group (there
-/// the meeting would wait for the group's end, and the group's end for the call).
-pub(super) fn refuse_in_group(op: &'static str) -> Result<()> {
-    if super::group::GROUP.with(|g| g.borrow().is_some()) {
-        return Err(Error::InvalidUsage {
-            op,
-            reason: "called inside an open group: it meets the other ranks at once, so call \
-                     it outside the group"
-                .into(),
-        });
-    }
-    Ok(())
-}
 
 impl Communicator {
     /// Suspends the communicator: NCCL frees the device memory it can
@@ -136,11 +123,7 @@ impl Communicator {
     /// closed communicator; NCCL's errors.
     pub fn mem_stats(&self) -> Result<MemStats> {
         let inner = &self.inner;
-        crate::features::require(
-            inner.imp.kind(),
-            inner.config.sim_nccl_version,
-            Feature::Suspend,
-        )?;
+        self.require_suspend()?;
         inner.check_usable("mem_stats")?;
         let suspended = inner.suspend_state.load(Ordering::Acquire) == SUSPENDED;
         inner.imp.mem_stats(suspended)
@@ -149,14 +132,19 @@ impl Communicator {
     /// What a suspend or a resume checks first: NCCL has it, the communicator is
     /// usable, and no group is open.
     fn may_change(&self, op: &'static str) -> Result<()> {
+        self.require_suspend()?;
+        self.inner.check_usable(op)?;
+        refuse_in_group(op)
+    }
+
+    /// The loaded (or emulated) NCCL has suspend, resume and memory statistics.
+    fn require_suspend(&self) -> Result<()> {
         let inner = &self.inner;
         crate::features::require(
             inner.imp.kind(),
             inner.config.sim_nccl_version,
             Feature::Suspend,
-        )?;
-        inner.check_usable(op)?;
-        refuse_in_group(op)
+        )
     }
 
     /// Moves the state from `from` to `to` around `step`; back to `from` if it fails.

@@ -4,7 +4,7 @@
 //! run on every NCCL release and on both drivers, with the same checks.
 
 use super::communicator::Call;
-use super::group::{GROUP, group};
+use super::group::{group, group_open};
 use super::{Communicator, ReduceOp};
 use crate::base::op::{Kind, OpDesc, RedOp};
 use crate::memory::{AsDeviceView, AsDeviceViewMut};
@@ -173,11 +173,7 @@ impl Blocks {
 
 /// Runs `f` inside a group: the caller's open one, or one of its own.
 fn in_group(f: impl FnOnce() -> Result<()>) -> Result<()> {
-    if GROUP.with(|g| g.borrow().is_some()) {
-        f()
-    } else {
-        group(|_| f())
-    }
+    if group_open() { f() } else { group(|_| f()) }
 }
 
 impl Communicator {

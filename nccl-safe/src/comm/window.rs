@@ -122,7 +122,7 @@ impl Communicator {
         let inner = &self.inner;
         let v = buf.device_view();
         super::register::registrable(inner, OP, Feature::WindowRegistration, &v)?;
-        super::suspend::refuse_in_group(OP)?;
+        super::group::refuse_in_group(OP)?;
         let addr = v.addr();
         let off = (addr % WINDOW_ALIGNMENT as u64) as usize;
         if off != 0 {

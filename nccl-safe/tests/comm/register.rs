@@ -3,19 +3,11 @@
 //! 1-8 ranks, the refusals, and a registration that outlives its communicator; on
 //! cuda, one GPU.
 
-use crate::common::expect_err;
+use crate::common::{expect_err, one_rank as one};
 use crate::on_ranks;
 use nccl_safe::{
-    Communicator, Config, Device, DeviceBuffer, DriverKind, Error, ReduceOp, Registration, Stream,
-    Version,
+    Config, Device, DeviceBuffer, DriverKind, Error, ReduceOp, Registration, Stream, Version,
 };
-
-fn one(dev: &Device, cfg: &Config) -> Communicator {
-    Communicator::init_all(std::slice::from_ref(dev), cfg)
-        .unwrap()
-        .pop()
-        .unwrap()
-}
 
 fn registered_all_reduce_on(driver: DriverKind, n: usize) {
     let got = on_ranks(driver, n, Config::new(), |rank, dev, comm| {

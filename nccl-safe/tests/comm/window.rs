@@ -5,19 +5,12 @@
 
 use std::time::Duration;
 
-use crate::common::expect_err;
+use crate::common::{expect_err, one_rank as one};
 use crate::on_ranks;
 use nccl_safe::{
-    Communicator, Config, Device, DeviceBuffer, DriverKind, Error, ReduceOp, Stream, Version,
-    WINDOW_ALIGNMENT, WindowFlags,
+    Config, Device, DeviceBuffer, DriverKind, Error, ReduceOp, Stream, Version, WINDOW_ALIGNMENT,
+    WindowFlags,
 };
-
-fn one(dev: &Device, cfg: &Config) -> Communicator {
-    Communicator::init_all(std::slice::from_ref(dev), cfg)
-        .unwrap()
-        .pop()
-        .unwrap()
-}
 
 fn symmetric_all_reduce_on(driver: DriverKind, n: usize) {
     let got = on_ranks(driver, n, Config::new(), |rank, dev, comm| {

@@ -5,7 +5,7 @@ pub mod reference;
 
 use std::time::Duration;
 
-use nccl_safe::{Device, Error};
+use nccl_safe::{Communicator, Config, Device, Error};
 
 /// Generous bound for waits that must succeed; a hang fails the test instead of
 /// hanging it.
@@ -74,4 +74,12 @@ pub fn assert_held(stream: &nccl_safe::Stream, what: &str) {
         Err(Error::Timeout { .. }) => {}
         other => panic!("{what}: expected the stream to be held back, got {other:?}"),
     }
+}
+
+/// A communicator of one rank on `dev`, made with `config`.
+pub fn one_rank(dev: &Device, config: &Config) -> Communicator {
+    Communicator::init_all(std::slice::from_ref(dev), config)
+        .unwrap()
+        .pop()
+        .unwrap()
 }

@@ -17,6 +17,7 @@
 //! | revoke (`ncclCommRevoke`) | 2.28.7 | "New ncclCommRevoke API for fault tolerance" |
 //! | grow (`ncclCommGrow`, `ncclCommGetUniqueId`) | 2.29.2 | the 2.29 user guide's "Growing a communicator"; the release tag's `nccl.h` declares both |
 //! | parameter API (`ncclParamBind`, `ncclParamGet*`) | 2.30.4 | first declared in `nccl.h` by release 2.30.4 (commit "Move NCCL Parameter API to nccl.h"; 2.30.3 had it only internally) |
+//! | per-call config and launch-completion events (`ncclAllReduceConfig` and the other `nccl*Config` calls; the config's `launchCompletionEvent`) | 2.32.3 | the oldest `nccl.h` read that declares them (2.32.3, `ncclCollConfig_v23200`): the history of 2.31 and 2.32 was not available, so the gate may be later than NCCL's first release with them |
 //!
 //! A feature counts as supported when the loaded library is at least that version
 //! and, for a feature that is a function, exports it (a library built without it
@@ -115,11 +116,15 @@ pub enum Feature {
     /// Per-call configuration of collectives (`ncclAllReduceConfig` and the other
     /// `nccl*Config` calls, [`with_coll_config`](crate::with_coll_config)).
     CollConfig,
+    /// Launch-completion events: NCCL records an event once it has launched a
+    /// collective (the per-call config's `launchCompletionEvent`,
+    /// [`with_launch_event`](crate::with_launch_event)).
+    LaunchEvent,
 }
 
 impl Feature {
     /// Every feature, oldest first.
-    pub const ALL: [Feature; 14] = [
+    pub const ALL: [Feature; 15] = [
         Feature::Registration,
         Feature::GroupSimulate,
         Feature::ScalableInit,
@@ -134,6 +139,7 @@ impl Feature {
         Feature::Suspend,
         Feature::ParamApi,
         Feature::CollConfig,
+        Feature::LaunchEvent,
     ];
 
     /// The first NCCL release with it (the module's table).
@@ -149,7 +155,7 @@ impl Feature {
             Feature::Grow => Version::new(2, 29, 2),
             Feature::Suspend => Version::new(2, 29, 7),
             Feature::ParamApi => Version::new(2, 30, 4),
-            Feature::CollConfig => Version::new(2, 32, 3),
+            Feature::CollConfig | Feature::LaunchEvent => Version::new(2, 32, 3),
         }
     }
 
@@ -169,7 +175,7 @@ impl Feature {
             Feature::Grow => Some("ncclCommGrow"),
             Feature::Suspend => Some("ncclCommSuspend"),
             Feature::ParamApi => Some("ncclParamBind"),
-            Feature::CollConfig => Some("ncclAllReduceConfig"),
+            Feature::CollConfig | Feature::LaunchEvent => Some("ncclAllReduceConfig"),
         }
     }
 
@@ -190,6 +196,7 @@ impl Feature {
             Feature::Suspend => "suspend and resume",
             Feature::ParamApi => "parameter API",
             Feature::CollConfig => "per-call config",
+            Feature::LaunchEvent => "launch-completion event",
         }
     }
 }
@@ -253,6 +260,9 @@ impl NcclFeatures {
             if op.config.is_some() {
                 self.require(Feature::CollConfig)?;
             }
+            if op.launch_event {
+                self.require(Feature::LaunchEvent)?;
+            }
             if DType::FP8.contains(&op.desc.dtype) && !self.supports(Feature::Fp8) {
                 return Err(Error::UnsupportedByNccl {
                     feature: op.desc.dtype.name(),
@@ -307,10 +317,11 @@ pub(crate) fn check_ops(
     emulated: Option<Version>,
     ops: &[LaunchOp],
 ) -> Result<()> {
-    // The common case (no fp8, no per-call config) asks nothing of the library.
+    // The common case (no fp8, no per-call config, no launch event) asks nothing of
+    // the library.
     if !ops
         .iter()
-        .any(|o| o.config.is_some() || DType::FP8.contains(&o.desc.dtype))
+        .any(|o| o.config.is_some() || o.launch_event || DType::FP8.contains(&o.desc.dtype))
     {
         return Ok(());
     }

@@ -379,7 +379,9 @@ pub(crate) fn check_same_device(
 /// ```
 pub struct Event {
     device: Device,
-    imp: Deferred<EventImpl>,
+    /// Shared: a launch that records this event as its launch-completion event keeps
+    /// it alive until the launch completes (see `comm::launch_event`).
+    imp: SharedEvent,
     timing: bool,
 }
 
@@ -394,9 +396,19 @@ impl Event {
         let imp = device.inner.imp.new_event(timing)?;
         Ok(Event {
             device: device.clone(),
-            imp: Deferred::new(imp),
+            imp: Arc::new(Deferred::new(imp)),
             timing,
         })
+    }
+
+    /// The driver's event, shared.
+    pub(crate) fn shared(&self) -> &SharedEvent {
+        &self.imp
+    }
+
+    /// Whether it was made with timing (NCCL's launch-completion events must not be).
+    pub(crate) fn timing(&self) -> bool {
+        self.timing
     }
 
     /// Records the event after all work enqueued on `stream` so far.

@@ -7,7 +7,8 @@
 //! `comm/limits.rs`; random world sizes and counts in `comm/props.rs`; revoke, shrink and
 //! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`; suspend and resume in `comm/suspend.rs`; cost estimates in `comm/estimate.rs`; NCCL's memory and registration in
 //! `comm/register.rs`; windows in `comm/window.rs`;
-//! per-call configs in `comm/coll_config.rs`; graphs in `comm/graph.rs`.
+//! per-call configs in `comm/coll_config.rs`; launch-completion events in
+//! `comm/launch_event.rs`; graphs in `comm/graph.rs`.
 
 mod common;
 
@@ -26,6 +27,8 @@ mod estimate;
 mod graph;
 #[path = "comm/init.rs"]
 mod init;
+#[path = "comm/launch_event.rs"]
+mod launch_event;
 #[path = "comm/limits.rs"]
 mod limits;
 #[path = "comm/props.rs"]

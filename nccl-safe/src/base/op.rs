@@ -141,6 +141,11 @@ pub(crate) struct LaunchOp {
     pub site: u32,
     /// The per-call config attached by [`with_coll_config`](crate::with_coll_config).
     pub config: Option<std::sync::Arc<super::coll_config::CollConfig>>,
+    /// This operation carries its launch's launch-completion event (see
+    /// `comm::launch_event`): the first collective of a launch made under
+    /// [`with_launch_event`](crate::with_launch_event); the event itself travels
+    /// beside the operations, to the driver.
+    pub launch_event: bool,
 }
 
 #[cfg(test)]

@@ -28,6 +28,9 @@ use crate::{Device, Error, Result, Stream};
 pub(crate) struct Call {
     pub op: LaunchOp,
     pub uses: Vec<OwnedUse>,
+    /// The launch-completion event attached by
+    /// [`with_launch_event`](crate::with_launch_event) when the call was made.
+    pub mark: Option<super::launch_event::Mark>,
 }
 
 impl Call {
@@ -42,8 +45,10 @@ impl Call {
                 label: super::label::current(),
                 site: super::label::current_site(),
                 config: crate::base::coll_config::current(),
+                launch_event: false,
             },
             uses,
+            mark: super::launch_event::current(),
         }
     }
 
@@ -336,23 +341,29 @@ impl CommInner {
 
     /// Launches `calls` on `stream` now: tracked waits, the driver's launch, the
     /// buffers' new uses.
-    pub(super) fn launch(&self, stream: &Stream, calls: Vec<Call>) -> Result<()> {
+    pub(super) fn launch(&self, stream: &Stream, mut calls: Vec<Call>) -> Result<()> {
         let _fence = self.fence_read();
         self.check_issuable("launch")?;
         check_group_configs(&calls)?;
         check_same_device("collective", &self.device, stream.device())?;
+        let mark = super::launch_event::select(&mut calls, &self.device)?;
         self.imp.check_ready("collective")?;
         let uses = Call::uses(&calls);
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         crate::features::check_ops(self.imp.kind(), self.config.sim_nccl_version, &ops)?;
         self.imp.room_before_launch(&ops, &self.config)?;
         let (launched, event) = enqueue_keeping(&stream.inner, &uses, |imp| {
-            let launched = self.imp.launch(imp, ops, &self.config);
+            let launched = self
+                .imp
+                .launch(imp, ops, &self.config, mark.as_deref().map(|m| &**m));
             // Before the buffers' uses are recorded, so that their events come after
             // whatever the failed launch left running (the abort waits for it).
             self.abort_if_launch_failed(stream);
             launched
         });
+        if let Some(m) = mark {
+            super::launch_event::keep(stream, event.as_ref(), m);
+        }
         // Remembered whatever the result: a failed launch may have enqueued work
         // (see `memory::tracker::enqueue`), which finalize must wait for.
         self.note_launch(stream, event)?;
@@ -379,8 +390,11 @@ impl CommInner {
         let uses = Call::uses(&calls);
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         self.imp.room_before_launch(&ops, &self.config)?;
+        // The graph's calls keep their launch-completion event alive.
+        let mark = super::launch_event::of(&calls);
         let (launched, event) = enqueue_keeping(&stream.inner, &uses, |imp| {
-            let launched = self.imp.launch_graph(imp, graph, ops, &self.config);
+            let mark = mark.as_deref().map(|m| &**m);
+            let launched = self.imp.launch_graph(imp, graph, ops, &self.config, mark);
             self.abort_if_launch_failed(stream);
             launched
         });

@@ -105,9 +105,13 @@ impl Communicator {
         inner.check_issuable(OP)?;
         crate::stream::check_same_device(OP, &inner.device, stream.device())?;
         inner.imp.check_ready(OP)?;
+        let mark = super::launch_event::select(&mut calls, &inner.device)?;
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         crate::features::check_ops(inner.imp.kind(), inner.config.sim_nccl_version, &ops)?;
-        let imp = inner.imp.capture(&stream.inner.imp, &ops, &inner.config)?;
+        let mark = mark.as_deref().map(|m| &**m);
+        let imp = inner
+            .imp
+            .capture(&stream.inner.imp, &ops, &inner.config, mark)?;
         Ok(Graph {
             comm: inner.clone(),
             calls,

@@ -216,12 +216,15 @@ fn launch_group(pending: Pending) -> Result<()> {
 /// Several cuda communicators in one NCCL group (one process driving several GPUs):
 /// every stream waits for its buffers' conflicts, then one `ncclGroupStart`/`End`
 /// around all the calls, then the buffers' uses are recorded.
-fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Result<()> {
-    let _fences: Vec<_> = per_comm.iter().map(|(c, _, _)| c.fence_read()).collect();
-    for (comm, stream, calls) in &per_comm {
+fn launch_cuda_group(mut per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Result<()> {
+    let comms: Vec<Arc<CommInner>> = per_comm.iter().map(|(c, _, _)| c.clone()).collect();
+    let _fences: Vec<_> = comms.iter().map(|c| c.fence_read()).collect();
+    let mut marks = Vec::with_capacity(per_comm.len());
+    for (comm, stream, calls) in &mut per_comm {
         comm.check_issuable("group")?;
         super::communicator::check_group_configs(calls)?;
         check_same_device("collective", &comm.device, stream.device())?;
+        marks.push(super::launch_event::select(calls, &comm.device)?);
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         crate::features::check_ops(comm.imp.kind(), comm.config.sim_nccl_version, &ops)?;
     }
@@ -235,8 +238,16 @@ fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Resu
     let launches: Vec<_> = per_comm
         .iter()
         .zip(&ops)
-        .map(|((comm, stream, _), ops)| {
-            (&comm.imp, &*stream.inner.imp, ops.as_slice(), &comm.config)
+        .zip(&marks)
+        .map(|(((comm, stream, _), ops), mark)| {
+            let mark = mark.as_deref().map(|m| &**m);
+            (
+                &comm.imp,
+                &*stream.inner.imp,
+                ops.as_slice(),
+                &comm.config,
+                mark,
+            )
         })
         .collect();
     let launched = crate::driver::launch_cuda_group(&launches);
@@ -248,8 +259,11 @@ fn launch_cuda_group(per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> Resu
     // Recorded whatever the result (see `memory::tracker::enqueue`), every part even
     // after one fails.
     let mut noted = Ok(());
-    for (comm, stream, calls) in &per_comm {
+    for ((comm, stream, calls), mark) in per_comm.iter().zip(marks) {
         let (recorded, event) = enqueue_record(&stream.inner, &Call::uses(calls));
+        if let Some(m) = mark {
+            super::launch_event::keep(stream, event.as_ref(), m);
+        }
         let step = recorded.and_then(|()| comm.note_launch(stream, event));
         noted = noted.and(step);
     }

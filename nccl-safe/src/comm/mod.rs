@@ -4,6 +4,7 @@
 //! - `communicator.rs`: [`Communicator`] and its lifecycle, [`AbortHandle`];
 //! - `collectives.rs`: the collectives, point-to-point, [`ReduceOp`];
 //! - `group.rs`: [`group`];
+//! - `launch_event.rs`: [`with_launch_event`], NCCL's launch-completion events;
 //! - `reshape.rs`: revoke, shrink and grow ([`Revoked`], [`Shrunk`], [`GrowId`]).
 
 mod collectives;
@@ -13,6 +14,7 @@ mod graph;
 mod group;
 mod id;
 mod label;
+mod launch_event;
 mod register;
 mod reshape;
 mod scalable;
@@ -27,6 +29,7 @@ pub use estimate::{SIM_LINK_BANDWIDTH, SIM_STEP_LATENCY, estimate};
 pub use graph::Graph;
 pub use group::{Group, group};
 pub use label::{with_call_label, with_checked_call_label};
+pub use launch_event::with_launch_event;
 pub use register::Registration;
 pub use reshape::{GrowId, RankMap, Revoked, Shrunk};
 pub use suspend::MemStats;

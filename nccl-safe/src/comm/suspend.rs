@@ -204,10 +204,13 @@ impl Communicator {
         IN_BARRIER.with(|b| b.set(true));
         let leave = Leave;
         let label = format!("the barrier of {op}");
-        // The library's own all-reduce: no caller's per-call config applies.
+        // The library's own all-reduce: no caller's per-call config or launch event
+        // applies.
         let issued = crate::base::coll_config::without_coll_config(|| {
-            super::with_call_label(&label, || {
-                self.all_reduce_in_place(&mut one, ReduceOp::Max, &stream)
+            super::launch_event::without_launch_event(|| {
+                super::with_call_label(&label, || {
+                    self.all_reduce_in_place(&mut one, ReduceOp::Max, &stream)
+                })
             })
         });
         drop(leave);

@@ -333,8 +333,9 @@ impl CudaComm {
         stream: &CudaStream,
         calls: &[LaunchOp],
         config: &Config,
+        event: Option<sys::CUevent>,
     ) -> Result<()> {
-        launch_group(&[(self, device, stream, calls, config)])
+        launch_group(&[(self, device, stream, calls, config, event)])
     }
 
     /// Whether a failed launch left this communicator to be aborted (see
@@ -598,6 +599,8 @@ pub(crate) type Part<'a> = (
     &'a CudaStream,
     &'a [LaunchOp],
     &'a Config,
+    // The launch-completion event of the op whose `launch_event` is set.
+    Option<sys::CUevent>,
 );
 
 /// Launches the calls of one or more communicators of this process in one NCCL group
@@ -640,7 +643,7 @@ pub(crate) fn launch_group(parts: &[Part<'_>]) -> Result<()> {
     let (created, issued) = {
         let _guards: Vec<_> = devices.iter().map(|d| d.nccl_lock()).collect();
         let mut raws = Vec::with_capacity(parts.len());
-        for (comm, _, stream, calls, _) in parts {
+        for (comm, _, stream, calls, _, _) in parts {
             raws.push(comm.raw()?);
             drop(stream.device.bind()?);
             if calls
@@ -657,7 +660,7 @@ pub(crate) fn launch_group(parts: &[Part<'_>]) -> Result<()> {
         // SAFETY: no arguments.
         check("ncclGroupStart", unsafe { lib.ncclGroupStart()? })?;
         let mut result = Ok(());
-        'outer: for ((_, _, stream, calls, _), raw) in parts.iter().zip(&raws) {
+        'outer: for ((_, _, stream, calls, _, event), raw) in parts.iter().zip(&raws) {
             let _ctx = match stream.device.bind() {
                 Ok(c) => c,
                 Err(e) => {
@@ -666,7 +669,8 @@ pub(crate) fn launch_group(parts: &[Part<'_>]) -> Result<()> {
                 }
             };
             for call in *calls {
-                if let Err(e) = issue(lib, *raw, stream.raw, call, &mut created) {
+                let event = event.filter(|_| call.launch_event);
+                if let Err(e) = issue(lib, *raw, stream.raw, call, event, &mut created) {
                     result = Err(e);
                     break 'outer;
                 }
@@ -682,7 +686,7 @@ pub(crate) fn launch_group(parts: &[Part<'_>]) -> Result<()> {
     if let Err(e) = issued {
         return Err(must_abort(&comms, e));
     }
-    for (comm, device, _, _, config) in parts {
+    for (comm, device, _, _, config, _) in parts {
         match poll(comm, device, config.call_timeout, "ncclGroupEnd") {
             Ok(()) => {}
             Err(Error::Timeout { waited, .. }) => {

@@ -50,7 +50,7 @@ impl Drop for CudaGraphExec {
 /// instantiates it. Nothing runs now.
 pub(crate) fn capture(part: &Part<'_>) -> Result<CudaGraphExec> {
     let lib = sys::cuda()?;
-    let (_, device, stream, _, _) = part;
+    let (_, device, stream, _, _, _) = part;
     let _ctx = device.bind()?;
     // SAFETY: a live stream of this device; thread-local capture leaves other
     // threads' CUDA calls alone.

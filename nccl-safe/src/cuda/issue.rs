@@ -63,6 +63,7 @@ pub(super) fn issue(
     comm: sys::ncclComm_t,
     stream: sys::CUstream,
     call: &LaunchOp,
+    launch_event: Option<sys::CUevent>,
     created: &mut Vec<(sys::ncclRedOp_t, usize)>,
 ) -> Result<()> {
     let d = &call.desc;
@@ -71,11 +72,21 @@ pub(super) fn issue(
     let recv = call.recv.map_or(ptr::null_mut(), |a| a as *mut c_void);
     let root = d.root.unwrap_or(0) as i32;
     let n = d.count;
-    if let Some(config) = &call.config {
-        let (raw, _selection) = config.to_raw()?;
+    if call.config.is_some() || launch_event.is_some() {
+        let (mut raw, _selection) = call
+            .config
+            .as_deref()
+            .cloned()
+            .unwrap_or_default()
+            .to_raw()?;
+        if let Some(event) = launch_event {
+            raw.launchCompletionEvent = event;
+        }
         let c: *const sys::ncclCollConfig_t = &raw;
         // SAFETY: as below; `raw` and the selection string it points into outlive
-        // the call (NCCL reads the config during it).
+        // the call (NCCL reads the config during it); the launch-completion event is
+        // a live event of this device made without timing, kept alive by the caller
+        // until the launch completes (`comm::launch_event::keep`, or the graph).
         let rc = unsafe {
             match d.kind {
                 Kind::AllReduce => {

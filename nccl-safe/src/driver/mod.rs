@@ -599,11 +599,28 @@ impl CommImpl {
     }
 
     /// Launches `ops` as one group on `stream`, polled until enqueued.
-    pub fn launch(&self, stream: &StreamImpl, ops: Vec<LaunchOp>, config: &Config) -> Result<()> {
-        match (self, stream) {
-            (CommImpl::Sim(c), StreamImpl::Sim(s)) => c.launch(s, ops, config.call_timeout),
-            (CommImpl::Cuda { comm, device }, StreamImpl::Cuda(s)) => {
-                comm.launch(device, s, &ops, config)
+    ///
+    /// `mark`: the launch's launch-completion event (carried by the op whose
+    /// `launch_event` is set).
+    pub fn launch(
+        &self,
+        stream: &StreamImpl,
+        ops: Vec<LaunchOp>,
+        config: &Config,
+        mark: Option<&EventImpl>,
+    ) -> Result<()> {
+        match (self, stream, mark) {
+            (CommImpl::Sim(c), StreamImpl::Sim(s), None) => {
+                c.launch(s, ops, config.call_timeout, None)
+            }
+            (CommImpl::Sim(c), StreamImpl::Sim(s), Some(EventImpl::Sim(e))) => {
+                c.launch(s, ops, config.call_timeout, Some(e))
+            }
+            (CommImpl::Cuda { comm, device }, StreamImpl::Cuda(s), None) => {
+                comm.launch(device, s, &ops, config, None)
+            }
+            (CommImpl::Cuda { comm, device }, StreamImpl::Cuda(s), Some(EventImpl::Cuda(e))) => {
+                comm.launch(device, s, &ops, config, Some(e.raw))
             }
             _ => Err(mixed("collective")),
         }
@@ -617,11 +634,17 @@ impl CommImpl {
         stream: &StreamImpl,
         ops: &[LaunchOp],
         config: &Config,
+        mark: Option<&EventImpl>,
     ) -> Result<GraphImpl> {
         match (self, stream) {
             (CommImpl::Sim(_), StreamImpl::Sim(_)) => Ok(GraphImpl::Sim),
             (CommImpl::Cuda { comm, device }, StreamImpl::Cuda(s)) => {
-                let part: crate::cuda::comm::Part<'_> = (comm, device, s, ops, config);
+                let event = match mark {
+                    None => None,
+                    Some(EventImpl::Cuda(e)) => Some(e.raw),
+                    Some(EventImpl::Sim(_)) => return Err(mixed("capture")),
+                };
+                let part: crate::cuda::comm::Part<'_> = (comm, device, s, ops, config, event);
                 Ok(GraphImpl::Cuda(crate::cuda::graph::capture(&part)?))
             }
             _ => Err(mixed("capture")),
@@ -636,9 +659,10 @@ impl CommImpl {
         graph: &GraphImpl,
         ops: Vec<LaunchOp>,
         config: &Config,
+        mark: Option<&EventImpl>,
     ) -> Result<()> {
         match (graph, stream) {
-            (GraphImpl::Sim, _) => self.launch(stream, ops, config),
+            (GraphImpl::Sim, _) => self.launch(stream, ops, config, mark),
             (GraphImpl::Cuda(exec), StreamImpl::Cuda(s)) => exec.launch(s),
             _ => Err(mixed("graph launch")),
         }
@@ -933,16 +957,29 @@ impl DeviceImpl {
     }
 }
 
+/// One communicator's part of [`launch_cuda_group`]: its stream, operations, config and
+/// launch-completion event.
+pub(crate) type CudaLaunch<'a> = (
+    &'a CommImpl,
+    &'a StreamImpl,
+    &'a [LaunchOp],
+    &'a Config,
+    Option<&'a EventImpl>,
+);
+
 /// Launches the calls of several cuda communicators of this process in one NCCL group
 /// (one process driving several GPUs). The caller has inserted the buffers' waits.
-pub(crate) fn launch_cuda_group(
-    launches: &[(&CommImpl, &StreamImpl, &[LaunchOp], &Config)],
-) -> Result<()> {
+pub(crate) fn launch_cuda_group(launches: &[CudaLaunch<'_>]) -> Result<()> {
     let mut parts = Vec::with_capacity(launches.len());
-    for (comm, stream, ops, config) in launches {
+    for (comm, stream, ops, config, mark) in launches {
+        let event = match mark {
+            None => None,
+            Some(EventImpl::Cuda(e)) => Some(e.raw),
+            Some(EventImpl::Sim(_)) => return Err(mixed("group")),
+        };
         match (comm, stream) {
             (CommImpl::Cuda { comm, device }, StreamImpl::Cuda(s)) => {
-                parts.push((comm, device, s, *ops, *config));
+                parts.push((comm, device, s, *ops, *config, event));
             }
             _ => {
                 return Err(Error::InvalidUsage {
@@ -954,7 +991,7 @@ pub(crate) fn launch_cuda_group(
     }
     let parts: Vec<crate::cuda::comm::Part<'_>> = parts
         .iter()
-        .map(|(c, d, s, ops, cfg)| (*c, d.as_ref(), *s, *ops, *cfg))
+        .map(|(c, d, s, ops, cfg, ev)| (*c, d.as_ref(), *s, *ops, *cfg, *ev))
         .collect();
     crate::cuda::comm::launch_group(&parts)
 }

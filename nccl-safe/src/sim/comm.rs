@@ -129,11 +129,19 @@ impl SimCommunicator {
 
     /// Launches `ops` as one group on `stream`, under the device's NCCL lock; waits at
     /// most `timeout` for room among the pending operations.
-    pub fn launch(&self, stream: &SimStream, ops: Vec<LaunchOp>, timeout: Duration) -> Result<()> {
+    /// `mark`: an event to record on `stream` just before the operations, once the
+    /// launch is accepted (its launch-completion event).
+    pub fn launch(
+        &self,
+        stream: &SimStream,
+        ops: Vec<LaunchOp>,
+        timeout: Duration,
+        mark: Option<&super::stream::SimEvent>,
+    ) -> Result<()> {
         let _guard = self.device.nccl_lock();
         let live = self.live("collective")?.clone();
         let _inside = super::rules::Inside::enter(self.device.ordinal, "collective")?;
-        super::launch::launch(&live, stream, ops, timeout)
+        super::launch::launch(&live, stream, ops, timeout, mark)
     }
 
     /// Aborts (local): wakes this rank's waits at once; peers see a remote failure.

@@ -107,11 +107,35 @@ pub(super) fn issued(live: &Live, r: usize, e: &Entry) -> String {
     } else {
         format!(" [{l}]")
     };
-    let config = match e.config.load(Ordering::Relaxed) {
+    let key = e.config.load(Ordering::Relaxed);
+    let config = match key & !LAUNCH_EVENT_BIT {
         0 => String::new(),
         key => format!(" with per-call config #{key:016x}"),
     };
+    let config = if key & LAUNCH_EVENT_BIT != 0 {
+        format!("{config} recording a launch event")
+    } else {
+        config
+    };
     format!("{} issued {}{config}{at}", live.who(r), unpack(e))
+}
+
+/// The bit of an entry's config key that says the operation records its launch's
+/// launch-completion event (NCCL: every rank gives one, or none does).
+const LAUNCH_EVENT_BIT: u64 = 1 << 63;
+
+/// What of `op`'s per-call settings must agree across ranks, as one number (0: none):
+/// the config's key, and whether it records a launch event.
+fn config_key(op: &LaunchOp) -> u64 {
+    let config = op
+        .config
+        .as_ref()
+        .map_or(0, |c| (c.key() & !LAUNCH_EVENT_BIT).max(1));
+    if op.launch_event {
+        config | LAUNCH_EVENT_BIT
+    } else {
+        config
+    }
 }
 
 pub(super) fn write_entry(e: &Entry, op: &LaunchOp, stream: u64) {
@@ -120,8 +144,7 @@ pub(super) fn write_entry(e: &Entry, op: &LaunchOp, stream: u64) {
         .store(op.desc.root.unwrap_or(0) as u32, Ordering::Relaxed);
     e.count.store(op.desc.count as u64, Ordering::Relaxed);
     e.site.store(op.site, Ordering::Relaxed);
-    e.config
-        .store(op.config.as_ref().map_or(0, |c| c.key()), Ordering::Relaxed);
+    e.config.store(config_key(op), Ordering::Relaxed);
     e.stream.store(stream, Ordering::Relaxed);
     e.send.store(NONE, Ordering::Relaxed);
     e.recv.store(NONE, Ordering::Relaxed);
@@ -156,6 +179,7 @@ mod tests {
                         label: "x".into(),
                         site: 0,
                         config: None,
+                        launch_event: false,
                     },
                     7,
                 );

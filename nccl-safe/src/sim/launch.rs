@@ -17,7 +17,8 @@ use crate::base::op::{Kind, LaunchOp};
 use crate::{Error, Result};
 
 /// Registers `ops` (checking them against the other ranks'), then enqueues one task
-/// that runs them together on `stream`. First waits, at most `timeout`, until every
+/// that runs them together on `stream`, after recording `mark` (the launch's
+/// launch-completion event) there. First waits, at most `timeout`, until every
 /// ring position the launch takes is free (`wait_for_room`): a launch refused there
 /// has taken nothing.
 pub(super) fn launch(
@@ -25,6 +26,7 @@ pub(super) fn launch(
     stream: &SimStream,
     ops: Vec<LaunchOp>,
     timeout: Duration,
+    mark: Option<&super::stream::SimEvent>,
 ) -> Result<()> {
     let me = live.rank;
     match live.seg.rank(me).state.load(Ordering::Acquire) {
@@ -102,6 +104,12 @@ pub(super) fn launch(
     // sleeping wait of every rank for nothing.
     if parts.iter().any(|p| !matches!(p, Part::Coll { .. })) {
         live.seg.ring();
+    }
+    // The launch-completion event: recorded when the stream reaches the operations,
+    // as a GPU records it when their kernel has launched. A record fails only inside a
+    // host function, where `Inside::enter` refused this launch already.
+    if let Some(e) = mark {
+        let _ = e.record(stream);
     }
     let task_live = live.clone();
     stream.submit(Box::new(move || {

@@ -16,6 +16,20 @@ use crate::state::{Caller, Inner, Outcome, WorkState, lock};
 use crate::work::Work;
 use crate::{Error, Result};
 
+/// The operations that get a launch-completion event under
+/// [`Options::launch_events`](crate::Options::launch_events): each is one NCCL
+/// collective.
+const LAUNCH_EVENT_OPS: [&str; 8] = [
+    "all_reduce",
+    "broadcast",
+    "reduce",
+    "all_gather",
+    "reduce_scatter",
+    "all_to_all",
+    "gather",
+    "scatter",
+];
+
 impl ProcessGroup {
     /// Marks this thread as issuing; refuses a second thread, and a switch of threads
     /// while the first one's operations are in flight (the ranks could not agree on
@@ -148,6 +162,18 @@ impl ProcessGroup {
             count * dtype.size(),
             &call_site,
         );
+        // A launch-completion event, for the collectives NCCL launches as one call
+        // (not point-to-point, the v-collectives, graphs, `grouped` or the library's
+        // own steps).
+        let launch = if inner.options.launch_events
+            && p2p.is_none()
+            && library.is_none()
+            && LAUNCH_EVENT_OPS.contains(&op)
+        {
+            Some(nccl_safe::Event::new(inner.stream.device(), false)?)
+        } else {
+            None
+        };
         let recorded = Recorded {
             inner,
             id: inner.recorder.push(Entry {
@@ -162,6 +188,8 @@ impl ProcessGroup {
                 call_site: call_site.clone(),
                 enqueued_ms: now_ms(),
                 completed_ms: None,
+                tracks_launch: launch.is_some(),
+                started_ms: None,
                 state: State::Scheduled,
             }),
             launched: false,
@@ -173,7 +201,12 @@ impl ProcessGroup {
         let mut scan = Scan::new(inner);
         let run = || {
             inner
-                .with_comm(|c| enqueue(c, &inner.stream, &mut scan))
+                .with_comm(|c| match &launch {
+                    Some(ev) => {
+                        nccl_safe::with_launch_event(ev, || enqueue(c, &inner.stream, &mut scan))
+                    }
+                    None => enqueue(c, &inner.stream, &mut scan),
+                })
                 .unwrap_or_else(|| {
                     Err(nccl_safe::Error::InvalidUsage {
                         op: "collective",
@@ -236,6 +269,8 @@ impl ProcessGroup {
             probe: Mutex::new(scan.slot.take()),
             entry,
             event,
+            launch,
+            started: Default::default(),
             enqueued: Instant::now(),
             outcome: Mutex::new(Outcome::Pending),
             changed: Condvar::new(),

@@ -94,6 +94,7 @@ pub struct Options {
     pub(crate) check_call_sites: bool,
     pub(crate) shrink_excludes_late: bool,
     pub(crate) check_finite: bool,
+    pub(crate) launch_events: bool,
 }
 
 /// Builder methods that set one field of [`Options`].
@@ -145,6 +146,7 @@ impl Options {
             check_call_sites: false,
             shrink_excludes_late: false,
             check_finite: std::env::var("NCCL_RS_CHECK_FINITE").is_ok_and(|v| v.trim() == "1"),
+            launch_events: false,
         }
     }
 
@@ -203,6 +205,22 @@ impl Options {
         /// in-place one; on the root only, the data of `broadcast` and `scatter`) and
         /// of `send`. Costs one pass over each input (docs/performance.md).
         check_finite: bool;
+        /// Learn when NCCL has launched each collective (default off; NCCL 2.32.3 or
+        /// later, else making the group fails with
+        /// [`Error::Safe`](crate::Error::Safe) holding
+        /// [`nccl_safe::Error::UnsupportedByNccl`]). Each collective then carries a
+        /// launch-completion event ([`nccl_safe::with_launch_event`]), which gives a
+        /// [`Work`](crate::Work) a state between issued and complete,
+        /// [`Work::is_launched`](crate::Work::is_launched): launched means the
+        /// collective is running on the device, so a collective that stays launched
+        /// and incomplete is waiting for its peers, and one not launched is behind
+        /// earlier work on the stream (or NCCL has not launched it). The watchdog
+        /// notes each launch in the flight record (`started_ms`, PyTorch's `started`
+        /// state) and the hang report says which ranks had launched a pending
+        /// collective. Point-to-point calls, the v-collectives, graph replays and
+        /// `grouped` calls carry no event (NCCL attaches it to one collective); their
+        /// `is_launched` is `None`. Costs one event per collective.
+        launch_events: bool;
     }
 
     /// How many operations may be in flight before a new call waits for room (at most

@@ -298,6 +298,10 @@ impl ProcessGroup {
             // survivors to shrink it.
             comm.nccl_features()?.require(nccl_safe::Feature::Revoke)?;
         }
+        if options.launch_events {
+            comm.nccl_features()?
+                .require(nccl_safe::Feature::LaunchEvent)?;
+        }
         let abort = comm.abort_handle()?;
         let device = comm.device().clone();
         let stream = Stream::with_options(

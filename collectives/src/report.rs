@@ -12,12 +12,50 @@ fn ranks_text(ranks: &[usize]) -> String {
     format!("{noun} {}", list.join(","))
 }
 
+/// For a collective pending on `pending`: on which of them NCCL had launched it, where
+/// their groups track launches (`Options::launch_events`); empty otherwise.
+fn launch_note(here: &[(usize, &Entry)], pending: &[usize]) -> String {
+    let (mut launched, mut not) = (Vec::new(), Vec::new());
+    for (r, e) in here.iter().filter(|(r, _)| pending.contains(r)) {
+        match e.launched() {
+            Some(true) => launched.push(*r),
+            Some(false) => not.push(*r),
+            None => {}
+        }
+    }
+    let mut parts = Vec::new();
+    if !launched.is_empty() {
+        parts.push(format!(
+            "launched on {} (running, waiting for peers)",
+            ranks_text(&launched)
+        ));
+    }
+    if !not.is_empty() {
+        parts.push(format!(
+            "not launched on {} (behind earlier work on its stream, or not yet launched by \
+             NCCL)",
+            ranks_text(&not)
+        ));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", parts.join("; "))
+    }
+}
+
 /// One line per finding, earliest collective first:
 /// - `all_reduce #7 (train.rs:57): ranks 0,2,3 waiting; rank 1 never issued it (last:
 ///   broadcast #6 at train.rs:41)`
 /// - `rank 2 issued all_gather (count 4, f32) at #7 (train.rs:60) where ranks 0,1,3
 ///   issued all_reduce (count 4, f32) (train.rs:57)`
 /// - `all_reduce #9 (train.rs:57): issued by every rank, still pending on ranks 0,1`
+///
+/// Where the ranks' groups learn when NCCL launched each collective
+/// ([`Options::launch_events`](crate::Options::launch_events)), a pending collective's
+/// line ends with who had launched it: `[launched on ranks 0,2 (running, waiting for
+/// peers); not launched on rank 1 (behind earlier work on its stream, or not yet
+/// launched by NCCL)]`.
 ///
 /// Ranks missing from `dumps` are reported once, and never counted as having issued
 /// anything: `all_reduce #9 (a.rs:1): ranks 0,1,2 waiting; no dump from rank 3: it may
@@ -174,15 +212,17 @@ fn report_of(dumps: &[Dump]) -> Vec<String> {
                     .collect();
                 if absent.is_empty() {
                     lines.push(format!(
-                        "{head}: issued by every rank, still pending on {}",
-                        ranks_text(&pending)
+                        "{head}: issued by every rank, still pending on {}{}",
+                        ranks_text(&pending),
+                        launch_note(&here, &pending)
                     ));
                 } else if !unknown.is_empty() {
                     let pronoun = if unknown.len() == 1 { "it" } else { "they" };
                     lines.push(format!(
-                        "{head}: {} waiting; no dump from {}: {pronoun} may not have issued it",
+                        "{head}: {} waiting; no dump from {}: {pronoun} may not have issued it{}",
                         ranks_text(&pending),
-                        ranks_text(&unknown)
+                        ranks_text(&unknown),
+                        launch_note(&here, &pending)
                     ));
                     reported_missing.extend(unknown);
                 }
@@ -208,9 +248,10 @@ fn report_of(dumps: &[Dump]) -> Vec<String> {
                 });
             }
             lines.push(format!(
-                "{head}: {} waiting; {}",
+                "{head}: {} waiting; {}{}",
                 ranks_text(&pending),
-                parts.join("; ")
+                parts.join("; "),
+                launch_note(&here, &pending)
             ));
             reported_missing.extend(new_missing);
         }
@@ -261,6 +302,8 @@ mod tests {
             call_site: site.into(),
             enqueued_ms: 0,
             completed_ms: None,
+            tracks_launch: false,
+            started_ms: None,
             state,
         }
     }
@@ -369,6 +412,38 @@ mod tests {
             "rank 2 issued all_gather (count 4, f32) at #7 (train.rs:60) where ranks 0,1,3 issued all_reduce \
              (count 4, f32) (train.rs:57)"
         );
+    }
+
+    #[test]
+    fn launch_tracking_says_which_ranks_had_launched_a_pending_collective() {
+        use State::*;
+        let tracked = |rank, started: Option<u64>, state| {
+            let mut x = e(4, "all_reduce", "a.rs:3", state);
+            x.tracks_launch = true;
+            x.started_ms = started;
+            dump(rank, vec![x])
+        };
+        let lines = hang_report(&[
+            tracked(0, Some(5), TimedOut),
+            tracked(1, None, Scheduled),
+            tracked(2, Some(6), Scheduled),
+            dump(3, vec![e(3, "broadcast", "a.rs:2", Completed)]),
+        ]);
+        assert_eq!(
+            lines,
+            vec![
+                "all_reduce #4 (a.rs:3): ranks 0,1,2 waiting; rank 3 never issued it (last: \
+                 broadcast #3 at a.rs:2) [launched on ranks 0,2 (running, waiting for peers); \
+                 not launched on rank 1 (behind earlier work on its stream, or not yet \
+                 launched by NCCL)]"
+            ]
+        );
+        // Without launch tracking, nothing is said about launches.
+        let plain = hang_report(&[
+            dump(0, vec![e(4, "all_reduce", "a.rs:3", Scheduled)]),
+            dump(1, vec![e(4, "all_reduce", "a.rs:3", Scheduled)]),
+        ]);
+        assert!(plain.iter().all(|l| !l.contains("launched")), "{plain:?}");
     }
 
     #[test]

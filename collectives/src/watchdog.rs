@@ -9,10 +9,13 @@ use std::thread::JoinHandle;
 use crate::state::{Inner, Outcome, lock};
 
 impl Inner {
-    /// One watchdog pass: settle completed works, time out old ones.
+    /// One watchdog pass: note launches, settle completed works, time out old ones.
     fn watch(&self) {
         let works: Vec<_> = lock(&self.pending).iter().cloned().collect();
         for w in works {
+            // Noted before completion is, so that a launch seen on this pass is in
+            // the record even when the operation then completes.
+            self.observe_launch(&w);
             match self.observe(&w) {
                 Ok(true) => {}
                 Ok(false) if w.enqueued.elapsed() > self.options.timeout => {

@@ -69,6 +69,40 @@ impl Work {
         self.group.observe(&self.state)
     }
 
+    /// Whether NCCL has launched the operation: `Some(true)` once it is running on
+    /// the device (or done), `Some(false)` while it is still behind earlier work on
+    /// its stream or NCCL has not launched it, `None` where the group does not learn
+    /// it ([`Options::launch_events`](crate::Options::launch_events) off, or an
+    /// operation that carries no launch-completion event). Launched and not
+    /// completed means waiting for peers or moving data. Never blocks.
+    ///
+    /// ```
+    /// use collectives::{Options, ProcessGroup};
+    /// use nccl_safe::{Device, DeviceBuffer, Gate, ReduceOp, UniqueId};
+    /// let dev = Device::sim(0)?;
+    /// let options = Options::new().launch_events(true);
+    /// let pg = ProcessGroup::new(&dev, 0, 1, &UniqueId::random(), options)?;
+    /// let mut x = DeviceBuffer::from_slice(pg.comm_stream(), &[1.0f32; 4])?;
+    /// let gate = Gate::new(&dev)?;
+    /// pg.comm_stream().wait_gate(&gate)?; // earlier work on the group's stream
+    /// let work = pg.all_reduce(&mut x, ReduceOp::Sum)?;
+    /// assert_eq!(work.is_launched()?, Some(false));
+    /// gate.open();
+    /// work.wait_host(std::time::Duration::from_secs(10))?;
+    /// assert_eq!(work.is_launched()?, Some(true));
+    /// # Ok::<(), collectives::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Its failure, as [`Work::is_completed`].
+    pub fn is_launched(&self) -> Result<Option<bool>> {
+        if let Outcome::Failed(e) = lock(&self.state.outcome).clone() {
+            return Err(e);
+        }
+        Ok(self.group.observe_launch(&self.state))
+    }
+
     /// Makes `stream` wait for this operation; returns at once.
     ///
     /// # Errors

@@ -240,6 +240,8 @@ fn entry(seq: u64, op: &str, state: State) -> Entry {
         call_site: "train.rs:9".into(),
         enqueued_ms: 0,
         completed_ms: None,
+        tracks_launch: false,
+        started_ms: None,
         state,
     }
 }

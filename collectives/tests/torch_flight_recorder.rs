@@ -3,7 +3,9 @@
 //! the dumps of 4 sim processes written with `NCCL_RS_TRACE_FORMAT=both`, and names
 //! the same rank, op and sequence number as our hang report: in a job where one rank
 //! never issues a collective, in one where a rank issues a different one, and in one
-//! where that missing collective follows v-collectives whose counts differ by rank. These
+//! where that missing collective follows v-collectives whose counts differ by rank, and
+//! in one whose groups learn when NCCL launched each collective (PyTorch's `started`
+//! state). These
 //! need PyTorch, so plain `cargo test` shows them as ignored; ci/test runs them with
 //! `--ignored`. The test binary re-runs itself as each rank (`child`).
 
@@ -28,7 +30,9 @@ fn child() {
     let Ok(scenario) = std::env::var(SCENARIO) else {
         return;
     };
-    let opts = collectives::Options::new().timeout(Duration::from_millis(1500));
+    let opts = collectives::Options::new()
+        .timeout(Duration::from_millis(1500))
+        .launch_events(scenario == "launched");
     let pg = ProcessGroup::from_env(opts).expect("the group forms");
     let rank = pg.rank();
     let s = Stream::new(pg.device()).unwrap();
@@ -52,7 +56,7 @@ fn child() {
     }
     let second = match (scenario.as_str(), rank) {
         // Rank 3 never issues the second all-reduce: it waits for the others' failure.
-        ("missing" | "uneven", 3) => {
+        ("missing" | "uneven" | "launched", 3) => {
             let start = Instant::now();
             while pg.aborted().is_none() && start.elapsed() < PATIENCE {
                 std::thread::sleep(Duration::from_millis(10));
@@ -306,6 +310,39 @@ fn pytorchs_analyzer_reads_uneven_collectives_as_consistent_and_finds_the_later_
         "5",
         "{theirs}"
     );
+    assert!(
+        !theirs.contains("MISMATCH") && !theirs.contains("has errors"),
+        "{theirs}"
+    );
+    assert_eq!(
+        rank_set(field(&theirs, "missing ranks:")),
+        BTreeSet::from([3]),
+        "{theirs}"
+    );
+}
+
+#[test]
+#[ignore = "needs PyTorch (ci/test runs it with --ignored)"]
+fn pytorchs_analyzer_reads_launched_collectives_and_names_the_missing_rank_as_we_do() {
+    // With launch events the waiting ranks' all-reduce is `started` in PyTorch's
+    // format (launched, waiting for rank 3): all three agree, so the analyzer finds no
+    // state mismatch, and both reports name rank 3.
+    let (line, theirs) = both_reports("launched", "never issued it");
+    assert!(
+        line.starts_with("all_reduce #2 (")
+            && line.contains("rank 3 never issued it")
+            && line.contains("[launched on ranks 0,1,2 (running, waiting for peers)]"),
+        "{line}"
+    );
+    assert_eq!(
+        field(
+            &theirs,
+            "Not all ranks joining collective, sequence number:"
+        ),
+        "2",
+        "{theirs}"
+    );
+    assert_eq!(field(&theirs, "collective state:"), "started", "{theirs}");
     assert!(
         !theirs.contains("MISMATCH") && !theirs.contains("has errors"),
         "{theirs}"

@@ -95,6 +95,8 @@ fn change_entry(op: &str, size: usize, site: &str) -> Entry {
         call_site: site.to_string(),
         enqueued_ms: now,
         completed_ms: Some(now),
+        tracks_launch: false,
+        started_ms: None,
         state: State::Completed,
     }
 }

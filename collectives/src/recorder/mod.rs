@@ -57,6 +57,15 @@ pub struct Entry {
     pub enqueued_ms: u64,
     /// When it was seen complete, if it was.
     pub completed_ms: Option<u64>,
+    /// Whether the group learns when NCCL has launched it (a launch-completion
+    /// event: [`Options::launch_events`](crate::Options::launch_events), collectives
+    /// only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tracks_launch: bool,
+    /// When it was seen launched (NCCL had launched its kernel: it was running,
+    /// waiting for its peers or moving data), if it was and the group tracks launches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_ms: Option<u64>,
     /// Where it stands.
     pub state: State,
 }
@@ -65,6 +74,13 @@ impl Entry {
     /// Whether the operation is still pending.
     pub fn is_pending(&self) -> bool {
         self.state == State::Scheduled
+    }
+
+    /// Whether NCCL had launched it when last seen: `None` where the group does not
+    /// track launches (see [`Entry::tracks_launch`]).
+    pub fn launched(&self) -> Option<bool> {
+        self.tracks_launch
+            .then(|| self.started_ms.is_some() || self.state == State::Completed)
     }
 }
 
@@ -231,6 +247,17 @@ impl FlightRecorder {
         }
     }
 
+    /// Notes that entry `id`'s operation was seen launched (once; its first sighting).
+    pub fn set_started(&self, id: u64) {
+        let mut entries = self.lock();
+        let found = entries.binary_search_by_key(&id, |(i, _)| *i).ok();
+        if let Some((_, e)) = found.and_then(|at| entries.get_mut(at)) {
+            if e.started_ms.is_none() {
+                e.started_ms = Some(now_ms());
+            }
+        }
+    }
+
     pub fn set_state(&self, id: u64, state: State) {
         let mut entries = self.lock();
         let found = entries.binary_search_by_key(&id, |(i, _)| *i).ok();
@@ -313,6 +340,8 @@ mod tests {
             call_site: "x.rs:1".into(),
             enqueued_ms: 0,
             completed_ms: None,
+            tracks_launch: false,
+            started_ms: None,
             state,
         }
     }

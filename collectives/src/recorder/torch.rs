@@ -15,10 +15,11 @@
 //!   no collective sequence (the warm-up's connections, changes of membership);
 //! - sizes are flat (`[[n]]`), gathered sides `size × n`, as PyTorch's flat
 //!   (`_base`) collectives record them; dtypes are PyTorch's names (`Float`, ...);
-//! - `state` is `completed` for a completed operation and `scheduled` otherwise: our
-//!   drivers do not say when an operation started, and PyTorch has no state for a
-//!   failed or timed-out one (our own state is kept in the extra key `nccl_rs_state`,
-//!   which the analyzer ignores);
+//! - `state` is `completed` for a completed operation, `started` for one seen
+//!   launched (a group with `Options::launch_events`: NCCL's launch-completion event,
+//!   with `time_discovered_started_ns`), and `scheduled` otherwise; PyTorch has no
+//!   state for a failed or timed-out one (our own state is kept in the extra key
+//!   `nccl_rs_state`, which the analyzer ignores);
 //! - `frames` is the call site (`file:line`) under the name of the public call.
 
 use std::path::{Path, PathBuf};
@@ -153,7 +154,7 @@ pub(crate) fn to_value(dump: &Dump) -> Value {
     );
     let timeout_ms = i64::try_from(dump.timeout_ms).unwrap_or(i64::MAX);
     let mut entries = Vec::new();
-    let (mut enqueued, mut completed) = (-1i64, -1i64);
+    let (mut enqueued, mut started, mut completed) = (-1i64, -1i64, -1i64);
     for e in &dump.entries {
         let Some(seq) = e.seq.filter(|_| e.p2p.is_none()) else {
             continue;
@@ -163,8 +164,12 @@ pub(crate) fn to_value(dump: &Dump) -> Value {
         };
         let seq = seq as i64;
         enqueued = enqueued.max(seq);
-        if e.state == State::Completed {
+        let done = e.state == State::Completed;
+        if done {
             completed = completed.max(seq);
+        }
+        if e.launched() == Some(true) {
+            started = started.max(seq);
         }
         let dtypes = |side: &[i64]| {
             Value::List(
@@ -173,7 +178,11 @@ pub(crate) fn to_value(dump: &Dump) -> Value {
                     .collect(),
             )
         };
-        let done = e.state == State::Completed;
+        let state = match (done, e.started_ms) {
+            (true, _) => "completed",
+            (false, Some(_)) => "started",
+            (false, None) => "scheduled",
+        };
         entries.push(dict([
             ("frames", Value::List(vec![frame(&e.op, &e.call_site)])),
             ("record_id", Value::Int(e.record_id as i64)),
@@ -191,11 +200,11 @@ pub(crate) fn to_value(dump: &Dump) -> Value {
             ("input_dtypes", dtypes(&ins)),
             ("output_sizes", sizes(&outs)),
             ("output_dtypes", dtypes(&outs)),
+            ("state", state.into()),
             (
-                "state",
-                (if done { "completed" } else { "scheduled" }).into(),
+                "time_discovered_started_ns",
+                e.started_ms.map(ms_to_ns).into(),
             ),
-            ("time_discovered_started_ns", Value::None),
             (
                 "time_discovered_completed_ns",
                 e.completed_ms.filter(|_| done).map(ms_to_ns).into(),
@@ -227,7 +236,10 @@ pub(crate) fn to_value(dump: &Dump) -> Value {
                 "0".into(),
                 dict([
                     ("last_enqueued_collective", Value::Int(enqueued)),
-                    ("last_started_collective", Value::Int(completed)),
+                    (
+                        "last_started_collective",
+                        Value::Int(started.max(completed)),
+                    ),
                     ("last_completed_collective", Value::Int(completed)),
                 ]),
             )]),

@@ -62,6 +62,11 @@ pub(crate) struct WorkState {
     pub(crate) probe: Mutex<Option<nccl_safe::DeviceBuffer<u64>>>,
     pub(crate) entry: u64,
     pub(crate) event: Event,
+    /// The launch-completion event NCCL records once it has launched the operation
+    /// ([`Options::launch_events`](crate::Options::launch_events)), if it records one.
+    pub(crate) launch: Option<Event>,
+    /// Set once the operation was seen launched (noted in the flight record then).
+    pub(crate) started: AtomicBool,
     pub(crate) enqueued: Instant,
     pub(crate) outcome: Mutex<Outcome>,
     pub(crate) changed: Condvar,
@@ -453,6 +458,21 @@ impl Inner {
     }
 
     /// Looks at one work: settles it when done or failed; `Ok(true)` when done.
+    /// Whether NCCL has launched `w` (`None`: the group records no launch event for
+    /// it); a first sighting is noted in the flight record. A completed operation was
+    /// launched; a failed one answers from its event.
+    pub(crate) fn observe_launch(&self, w: &WorkState) -> Option<bool> {
+        let launch = w.launch.as_ref()?;
+        if w.started.load(Ordering::Acquire) {
+            return Some(true);
+        }
+        let seen = matches!(*lock(&w.outcome), Outcome::Done) || launch.query().unwrap_or(false);
+        if seen && !w.started.swap(true, Ordering::AcqRel) {
+            self.recorder.set_started(w.entry);
+        }
+        Some(seen)
+    }
+
     pub(crate) fn observe(&self, w: &WorkState) -> Result<bool> {
         match lock(&w.outcome).clone() {
             Outcome::Done => return Ok(true),

@@ -192,3 +192,146 @@ fn a_graph_replay_is_a_work_that_the_watchdog_covers() {
         "{report:#?}"
     );
 }
+
+/// Polls `f` until it holds, for at most `PATIENCE`.
+fn eventually(what: &str, mut f: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !f() {
+        assert!(start.elapsed() < PATIENCE, "never: {what}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[test]
+fn launch_events_tell_launched_from_completed_in_works_records_and_the_report() {
+    let met = std::sync::Arc::new(std::sync::Barrier::new(2));
+    let options = Options::new()
+        .launch_events(true)
+        .watchdog_interval(Duration::from_millis(5));
+    let dumps = on_ranks(2, 2, options, move |me, pg| {
+        let s = Stream::new(pg.device()).unwrap();
+        let mut x = DeviceBuffer::from_slice(&s, &[me as f32 + 1.0; 4]).unwrap();
+        // Behind earlier work on the group's stream: not launched.
+        let gate = nccl_safe::Gate::new(pg.device()).unwrap();
+        pg.comm_stream().wait_gate(&gate).unwrap();
+        let w = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(w.is_launched().unwrap(), Some(false));
+        gate.open();
+        w.wait_host(PATIENCE).unwrap();
+        assert_eq!(w.is_launched().unwrap(), Some(true));
+        // Rank 1 comes late: rank 0's all-reduce is launched and not complete.
+        let late = if me == 0 {
+            let w = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+            // The watchdog notes the launch in the record, unasked.
+            eventually("the watchdog noted the launch", || {
+                pg.flight_record().last().unwrap().started_ms.is_some()
+            });
+            assert_eq!(w.is_launched().unwrap(), Some(true));
+            assert!(!w.is_completed().unwrap());
+            let record = pg.flight_record();
+            let last = record.last().unwrap();
+            assert!(last.tracks_launch && last.started_ms.is_some(), "{last:?}");
+            assert!(last.is_pending());
+            let dump = pg.dump_flight_record("check");
+            met.wait();
+            w.wait_host(PATIENCE).unwrap();
+            dump
+        } else {
+            let dump = pg.dump_flight_record("check");
+            met.wait();
+            pg.all_reduce(&mut x, ReduceOp::Sum)
+                .unwrap()
+                .wait_host(PATIENCE)
+                .unwrap();
+            dump
+        };
+        assert_eq!(x.to_vec(&s).unwrap(), vec![6.0; 4]);
+        // Point-to-point calls carry no launch event.
+        let peer = 1 - me;
+        let w = if me == 0 {
+            pg.send(&x, peer).unwrap()
+        } else {
+            pg.recv(&mut x, peer).unwrap()
+        };
+        w.wait_host(PATIENCE).unwrap();
+        assert_eq!(w.is_launched().unwrap(), None);
+        assert!(!pg.flight_record().last().unwrap().tracks_launch);
+        late
+    });
+    let report = collectives::hang_report(&dumps);
+    assert!(
+        report.iter().any(|l| l.starts_with("all_reduce #2")
+            && l.contains("rank 1 never issued it")
+            && l.contains("[launched on rank 0 (running, waiting for peers)]")),
+        "{report:#?}"
+    );
+}
+
+#[test]
+fn without_launch_events_a_work_does_not_know_its_launch() {
+    on_ranks(6, 1, Options::new(), |_, pg| {
+        let s = Stream::new(pg.device()).unwrap();
+        let mut x = DeviceBuffer::from_slice(&s, &[1u8; 4]).unwrap();
+        let w = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+        w.wait_host(PATIENCE).unwrap();
+        assert_eq!(w.is_launched().unwrap(), None);
+        assert!(pg.flight_record().iter().all(|e| !e.tracks_launch));
+    });
+}
+
+#[test]
+fn launch_events_need_nccl_2_32_3() {
+    let dev = nccl_safe::Device::sim(7).unwrap();
+    let config = nccl_safe::Config::new().emulate_nccl_version(nccl_safe::Version::new(2, 32, 2));
+    let comm =
+        nccl_safe::Communicator::init(&dev, 0, 1, &nccl_safe::UniqueId::random(), &config).unwrap();
+    let e = collectives::ProcessGroup::from_communicator(comm, Options::new().launch_events(true))
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Safe(nccl_safe::Error::UnsupportedByNccl {
+                feature: "launch-completion event",
+                ..
+            })
+        ),
+        "{e}"
+    );
+}
+
+/// One rank on `dev` with launch events: a collective behind a closed gate is not
+/// launched; once the gate opens it is launched and completes.
+fn gated_launch(dev: nccl_safe::Device) {
+    let id = nccl_safe::UniqueId::for_driver(dev.driver()).unwrap();
+    let pg =
+        match collectives::ProcessGroup::new(&dev, 0, 1, &id, Options::new().launch_events(true)) {
+            Err(Error::Safe(nccl_safe::Error::UnsupportedByNccl { .. })) => {
+                eprintln!("the loaded NCCL has no launch-completion events");
+                return;
+            }
+            other => other.unwrap(),
+        };
+    let gate = nccl_safe::Gate::new(&dev).unwrap();
+    pg.comm_stream().wait_gate(&gate).unwrap();
+    let s = Stream::new(&dev).unwrap();
+    let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 256]).unwrap();
+    let w = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(w.is_launched().unwrap(), Some(false));
+    gate.open();
+    w.wait_host(PATIENCE).unwrap();
+    assert_eq!(w.is_launched().unwrap(), Some(true));
+    assert_eq!(x.to_vec(&s).unwrap(), vec![1.0; 256]);
+}
+
+#[test]
+fn sim_gated_launch_is_seen_launched_only_once_the_gate_opens() {
+    gated_launch(nccl_safe::Device::sim(5).unwrap());
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cuda_gated_launch_is_seen_launched_only_once_the_gate_opens() {
+    gated_launch(nccl_safe::Device::cuda(0).unwrap());
+}

@@ -17,6 +17,8 @@ fn entry(op: &str, seq: Option<u64>, count: usize, state: State) -> Entry {
         call_site: "src/train.rs:57".into(),
         enqueued_ms: 5,
         completed_ms: (state == State::Completed).then_some(7),
+        tracks_launch: false,
+        started_ms: None,
         state,
     }
 }
@@ -67,6 +69,32 @@ fn python_reads(bytes: &[u8]) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_launched_collective_is_started_with_the_time_it_was_seen_launched() {
+    let r = FlightRecorder::new(8);
+    let tracked = |seq, state, started| {
+        let mut e = entry("all_reduce", Some(seq), 8, state);
+        e.tracks_launch = true;
+        e.started_ms = started;
+        e
+    };
+    r.push(tracked(1, State::Completed, Some(6)));
+    r.push(tracked(2, State::Scheduled, Some(9)));
+    r.push(tracked(3, State::Scheduled, None));
+    let v = python_reads(&r.dump(facts("train", 1, 4), "timeout").to_torch_pickle());
+    let e = &v["entries"];
+    assert_eq!(e[0]["state"], "completed");
+    assert_eq!(e[0]["time_discovered_started_ns"], 6_000_000);
+    assert_eq!(e[1]["state"], "started");
+    assert_eq!(e[1]["time_discovered_started_ns"], 9_000_000);
+    assert_eq!(e[1]["retired"], false);
+    assert_eq!(e[2]["state"], "scheduled");
+    assert_eq!(e[2]["time_discovered_started_ns"], serde_json::Value::Null);
+    assert_eq!(v["pg_status"]["0"]["last_enqueued_collective"], 3);
+    assert_eq!(v["pg_status"]["0"]["last_started_collective"], 2);
+    assert_eq!(v["pg_status"]["0"]["last_completed_collective"], 1);
 }
 
 #[test]

@@ -17,6 +17,7 @@
 //! | revoke (`ncclCommRevoke`) | 2.28.7 | "New ncclCommRevoke API for fault tolerance" |
 //! | grow (`ncclCommGrow`, `ncclCommGetUniqueId`) | 2.29.2 | the 2.29 user guide's "Growing a communicator"; the release tag's `nccl.h` declares both |
 //! | parameter API (`ncclParamBind`, `ncclParamGet*`) | 2.30.4 | first declared in `nccl.h` by release 2.30.4 (commit "Move NCCL Parameter API to nccl.h"; 2.30.3 had it only internally) |
+//! | one-sided put and signal (`ncclPutSignal`, `ncclSignal`, `ncclWaitSignal`) | 2.29.2 | the release's commit ("NCCL v2.29.2-1 Release") adds the three calls, with their checks (signal index, context and flags 0) |
 //! | per-call config and launch-completion events (`ncclAllReduceConfig` and the other `nccl*Config` calls; the config's `launchCompletionEvent`) | 2.32.3 | the oldest `nccl.h` read that declares them (2.32.3, `ncclCollConfig_v23200`): the history of 2.31 and 2.32 was not available, so the gate may be later than NCCL's first release with them |
 //!
 //! A feature counts as supported when the loaded library is at least that version
@@ -120,11 +121,14 @@ pub enum Feature {
     /// collective (the per-call config's `launchCompletionEvent`,
     /// [`with_launch_event`](crate::with_launch_event)).
     LaunchEvent,
+    /// One-sided operations on windows (`ncclPutSignal`, `ncclSignal`,
+    /// `ncclWaitSignal`, [`Communicator::put_signal`](crate::Communicator::put_signal)).
+    OneSided,
 }
 
 impl Feature {
     /// Every feature, oldest first.
-    pub const ALL: [Feature; 15] = [
+    pub const ALL: [Feature; 16] = [
         Feature::Registration,
         Feature::GroupSimulate,
         Feature::ScalableInit,
@@ -136,6 +140,7 @@ impl Feature {
         Feature::Scatter,
         Feature::Revoke,
         Feature::Grow,
+        Feature::OneSided,
         Feature::Suspend,
         Feature::ParamApi,
         Feature::CollConfig,
@@ -152,7 +157,7 @@ impl Feature {
             Feature::Shrink | Feature::WindowRegistration => Version::new(2, 27, 3),
             Feature::AllToAll | Feature::Gather | Feature::Scatter => Version::new(2, 28, 3),
             Feature::Revoke => Version::new(2, 28, 7),
-            Feature::Grow => Version::new(2, 29, 2),
+            Feature::Grow | Feature::OneSided => Version::new(2, 29, 2),
             Feature::Suspend => Version::new(2, 29, 7),
             Feature::ParamApi => Version::new(2, 30, 4),
             Feature::CollConfig | Feature::LaunchEvent => Version::new(2, 32, 3),
@@ -173,6 +178,7 @@ impl Feature {
             Feature::Scatter => Some("ncclScatter"),
             Feature::Revoke => Some("ncclCommRevoke"),
             Feature::Grow => Some("ncclCommGrow"),
+            Feature::OneSided => Some("ncclPutSignal"),
             Feature::Suspend => Some("ncclCommSuspend"),
             Feature::ParamApi => Some("ncclParamBind"),
             Feature::CollConfig | Feature::LaunchEvent => Some("ncclAllReduceConfig"),
@@ -193,6 +199,7 @@ impl Feature {
             Feature::Scatter => "native scatter",
             Feature::Revoke => "revoke",
             Feature::Grow => "grow",
+            Feature::OneSided => "one-sided put and signal",
             Feature::Suspend => "suspend and resume",
             Feature::ParamApi => "parameter API",
             Feature::CollConfig => "per-call config",

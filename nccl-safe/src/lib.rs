@@ -66,9 +66,9 @@ pub use base::id::UniqueId;
 pub use base::types::DriverKind;
 pub use comm::{
     AbortHandle, Blocks, Communicator, Graph, Group, GrowId, MemStats, RankMap, ReduceOp,
-    Registration, Revoked, SIM_LINK_BANDWIDTH, SIM_STEP_LATENCY, Shrunk, WINDOW_ALIGNMENT, Window,
-    WindowFlags, estimate, group, wait_for_teardowns, with_call_label, with_checked_call_label,
-    with_launch_event,
+    Registration, Revoked, SIM_LINK_BANDWIDTH, SIM_STEP_LATENCY, Shrunk, SignalWait,
+    WINDOW_ALIGNMENT, Window, WindowFlags, estimate, group, wait_for_teardowns, with_call_label,
+    with_checked_call_label, with_launch_event,
 };
 pub use device::Device;
 pub use driver::{DriverSelection, selected_driver};

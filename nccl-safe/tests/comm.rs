@@ -8,7 +8,8 @@
 //! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`; suspend and resume in `comm/suspend.rs`; cost estimates in `comm/estimate.rs`; NCCL's memory and registration in
 //! `comm/register.rs`; windows in `comm/window.rs`;
 //! per-call configs in `comm/coll_config.rs`; launch-completion events in
-//! `comm/launch_event.rs`; graphs in `comm/graph.rs`.
+//! `comm/launch_event.rs`; one-sided puts and signals in `comm/onesided.rs`; graphs in
+//! `comm/graph.rs`.
 
 mod common;
 
@@ -31,6 +32,8 @@ mod init;
 mod launch_event;
 #[path = "comm/limits.rs"]
 mod limits;
+#[path = "comm/onesided.rs"]
+mod onesided;
 #[path = "comm/props.rs"]
 mod props;
 #[path = "comm/register.rs"]

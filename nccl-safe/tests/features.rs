@@ -17,6 +17,8 @@ fn each_feature_needs_its_version_and_its_symbol() {
     assert!(!NcclFeatures::of(Version::new(2, 32, 2), all).supports(Feature::CollConfig));
     assert!(NcclFeatures::of(Version::new(2, 32, 3), all).supports(Feature::CollConfig));
     assert!(!NcclFeatures::of(Version::new(2, 32, 2), all).supports(Feature::LaunchEvent));
+    assert!(!NcclFeatures::of(Version::new(2, 29, 1), all).supports(Feature::OneSided));
+    assert!(NcclFeatures::of(Version::new(2, 29, 2), all).supports(Feature::OneSided));
     assert!(NcclFeatures::of(Version::new(2, 32, 3), all).supports(Feature::LaunchEvent));
     let v2234 = NcclFeatures::of(Version::new(2, 23, 4), all);
     assert!(v2234.supports(Feature::ScalableInit) && !v2234.supports(Feature::Fp8));

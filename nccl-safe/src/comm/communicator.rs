@@ -152,6 +152,9 @@ pub(crate) struct CommInner {
     pub(super) registrations: AtomicUsize,
     /// Live [`Window`](super::Window)s of this communicator.
     pub(super) windows: AtomicUsize,
+    /// Where this communicator's live window handles are (start address, bytes,
+    /// symmetric): a put's source must lie in a symmetric one.
+    pub(super) window_spans: Mutex<Vec<(u64, usize, bool)>>,
     /// Held (read) by every launch from its state check until NCCL took its calls;
     /// a suspend takes it (write) once it has refused new launches, so that none
     /// that passed the check before is still on its way to NCCL.
@@ -188,6 +191,7 @@ impl CommInner {
             shares: AtomicBool::new(false),
             registrations: AtomicUsize::new(0),
             windows: AtomicUsize::new(0),
+            window_spans: Mutex::new(Vec::new()),
             fence: std::sync::RwLock::new(()),
         });
         let mut live = lock(live_comms());

@@ -5,6 +5,7 @@
 //! - `collectives.rs`: the collectives, point-to-point, [`ReduceOp`];
 //! - `group.rs`: [`group`];
 //! - `launch_event.rs`: [`with_launch_event`], NCCL's launch-completion events;
+//! - `onesided.rs`: puts, signals and waits on windows ([`SignalWait`]);
 //! - `reshape.rs`: revoke, shrink and grow ([`Revoked`], [`Shrunk`], [`GrowId`]).
 
 mod collectives;
@@ -15,6 +16,7 @@ mod group;
 mod id;
 mod label;
 mod launch_event;
+mod onesided;
 mod register;
 mod reshape;
 mod scalable;
@@ -30,6 +32,7 @@ pub use graph::Graph;
 pub use group::{Group, group};
 pub use label::{with_call_label, with_checked_call_label};
 pub use launch_event::with_launch_event;
+pub use onesided::SignalWait;
 pub use register::Registration;
 pub use reshape::{GrowId, RankMap, Revoked, Shrunk};
 pub use suspend::MemStats;

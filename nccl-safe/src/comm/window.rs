@@ -10,7 +10,8 @@ use super::Communicator;
 use super::communicator::CommInner;
 use crate::features::Feature;
 use crate::memory::AsDeviceView;
-use crate::memory::alloc::Allocation;
+use crate::memory::alloc::{Allocation, OwnedUse};
+use crate::sync::lock;
 use crate::{DataType, DriverKind, Error, Result};
 
 /// The alignment NCCL requires of a window's start (`NCCL_WIN_REQUIRED_ALIGNMENT`).
@@ -44,6 +45,11 @@ impl WindowFlags {
         self
     }
 
+    /// Whether it is symmetric ([`WindowFlags::symmetric`]).
+    pub fn is_symmetric(self) -> bool {
+        self.symmetric
+    }
+
     /// NCCL's `winFlags`.
     pub fn bits(self) -> i32 {
         (if self.symmetric { 0x01 } else { 0 }) | (if self.strict_ordering { 0x02 } else { 0 })
@@ -62,11 +68,14 @@ impl WindowFlags {
 /// aborting the communicator releases its windows with it.
 #[must_use = "dropping a Window releases it"]
 pub struct Window {
-    comm: Arc<CommInner>,
+    pub(super) comm: Arc<CommInner>,
     alloc: Arc<Allocation>,
+    /// Its bytes within the allocation, and its device address.
+    range: std::ops::Range<usize>,
+    addr: u64,
     bytes: usize,
     flags: WindowFlags,
-    raw: usize,
+    pub(super) raw: usize,
     released: bool,
 }
 
@@ -147,13 +156,23 @@ impl Communicator {
                             .into(),
                     });
                 }
-                // Every rank registers: they meet as NCCL's ranks do.
-                self.barrier(OP)?;
+                // Published for the peers' puts first, then every rank meets, as
+                // NCCL's ranks do: after the meeting every rank's window is there.
+                let handle = inner.imp.register_window(
+                    addr,
+                    bytes,
+                    flags.bits(),
+                    inner.config.call_timeout,
+                )?;
+                if let Err(e) = self.barrier(OP) {
+                    let _ = inner.imp.deregister_window(handle);
+                    return Err(e);
+                }
                 if inner.config.sim_no_symmetric {
+                    let _ = inner.imp.deregister_window(handle);
                     return Err(no_window());
                 }
-                // The sim has no handle: a nonzero value stands for the window.
-                1
+                handle
             }
             DriverKind::Cuda => {
                 let _fence = inner.fence_read();
@@ -178,9 +197,12 @@ impl Communicator {
             }
         };
         inner.windows.fetch_add(1, Ordering::AcqRel);
+        lock(&inner.window_spans).push((addr, bytes, flags.symmetric));
         Ok(Window {
             comm: inner.clone(),
             alloc: v.allocation().clone(),
+            range: v.bytes(),
+            addr,
             bytes,
             flags,
             raw,
@@ -222,8 +244,20 @@ impl Window {
         drop(self);
     }
 
+    /// A write of the whole window (what a wait for puts into it makes), owning the
+    /// allocation.
+    pub(super) fn write_use(&self) -> OwnedUse {
+        OwnedUse::new(&self.alloc, self.range.clone(), true)
+    }
+
     fn release(&mut self) {
         if !std::mem::replace(&mut self.released, true) {
+            let mut spans = lock(&self.comm.window_spans);
+            let mine = (self.addr, self.bytes, self.flags.symmetric);
+            if let Some(i) = spans.iter().position(|s| *s == mine) {
+                spans.swap_remove(i);
+            }
+            drop(spans);
             let raw = self.raw;
             super::register::release_with_memory(&self.alloc, &self.comm, "window", move |c| {
                 (&c.windows, c.imp.deregister_window(raw))

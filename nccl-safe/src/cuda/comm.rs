@@ -620,6 +620,30 @@ pub(crate) type Part<'a> = (
 ///   running on a dead peer.
 /// - The PreMulSum ops are destroyed afterwards, for the communicators still held.
 pub(crate) fn launch_group(parts: &[Part<'_>]) -> Result<()> {
+    launch_group_with(parts, &|lib, raw, stream, part, created| {
+        let (_, _, _, calls, _, event) = part;
+        for call in *calls {
+            let event = event.filter(|_| call.launch_event);
+            issue(lib, raw, stream, call, event, created)?;
+        }
+        Ok(())
+    })
+}
+
+/// Issues one part's NCCL calls inside the open group: the library, the raw
+/// communicator and stream, the part, and the PreMulSum ops made so far.
+pub(crate) type IssuePart<'f> = dyn Fn(
+        &sys::Nccl,
+        sys::ncclComm_t,
+        sys::CUstream,
+        &Part<'_>,
+        &mut Vec<(sys::ncclRedOp_t, usize)>,
+    ) -> Result<()>
+    + 'f;
+
+/// [`launch_group`], each part's calls issued by `issue_part` (the one-sided
+/// operations issue theirs, not a [`LaunchOp`]'s).
+pub(crate) fn launch_group_with(parts: &[Part<'_>], issue_part: &IssuePart<'_>) -> Result<()> {
     let lib = lib()?;
     let mut devices: Vec<&CudaDevice> = Vec::new();
     for (_, d, ..) in parts {
@@ -660,7 +684,8 @@ pub(crate) fn launch_group(parts: &[Part<'_>]) -> Result<()> {
         // SAFETY: no arguments.
         check("ncclGroupStart", unsafe { lib.ncclGroupStart()? })?;
         let mut result = Ok(());
-        'outer: for ((_, _, stream, calls, _, event), raw) in parts.iter().zip(&raws) {
+        for (part, raw) in parts.iter().zip(&raws) {
+            let stream = part.2;
             let _ctx = match stream.device.bind() {
                 Ok(c) => c,
                 Err(e) => {
@@ -668,12 +693,9 @@ pub(crate) fn launch_group(parts: &[Part<'_>]) -> Result<()> {
                     break;
                 }
             };
-            for call in *calls {
-                let event = event.filter(|_| call.launch_event);
-                if let Err(e) = issue(lib, *raw, stream.raw, call, event, &mut created) {
-                    result = Err(e);
-                    break 'outer;
-                }
+            if let Err(e) = issue_part(lib, *raw, stream.raw, part, &mut created) {
+                result = Err(e);
+                break;
             }
         }
         // The group always ends, also after an error.

@@ -7,12 +7,14 @@
 //!   and pinned host memory;
 //! - `stream.rs`: streams (copies, fills, kernels, host functions), events, gates;
 //! - `kernels.rs` and `ptx.rs`: the built-in elementwise kernels;
-//! - `comm.rs`: NCCL communicators and launches; `issue.rs`: one launch's NCCL calls.
+//! - `comm.rs`: NCCL communicators and launches; `issue.rs`: one launch's NCCL calls;
+//!   `onesided.rs`: puts, signals and waits on windows.
 
 pub(crate) mod comm;
 pub(crate) mod graph;
 mod issue;
 mod kernels;
+mod onesided;
 pub(crate) mod poller;
 pub(crate) mod ptx;
 mod register;

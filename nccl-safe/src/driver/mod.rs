@@ -789,7 +789,7 @@ impl CommImpl {
         timeout: Duration,
     ) -> Result<usize> {
         match self {
-            CommImpl::Sim(_) => Ok(1),
+            CommImpl::Sim(c) => c.register_window(addr, bytes),
             CommImpl::Cuda { comm, device } => {
                 comm.register_window(device, addr, bytes, flags, timeout)
             }
@@ -799,8 +799,56 @@ impl CommImpl {
     /// Releases a window; nothing once NCCL's communicator is gone.
     pub fn deregister_window(&self, raw: usize) -> Result<()> {
         match self {
-            CommImpl::Sim(_) => Ok(()),
+            CommImpl::Sim(c) => {
+                c.release_window(raw);
+                Ok(())
+            }
             CommImpl::Cuda { comm, device } => comm.deregister_window(device, raw),
+        }
+    }
+
+    /// A one-sided put of `src` (device address, elements, type) into window `win` of
+    /// `peer` at byte `offset`, then a signal to it; without `src`, the signal alone.
+    #[allow(clippy::too_many_arguments)]
+    pub fn put_signal(
+        &self,
+        stream: &StreamImpl,
+        config: &Config,
+        src: Option<(u64, usize, DType)>,
+        peer: usize,
+        win: usize,
+        offset: usize,
+    ) -> Result<()> {
+        match (self, stream) {
+            (CommImpl::Sim(c), StreamImpl::Sim(s)) => c.put(
+                s,
+                crate::sim::Put {
+                    src: src.map(|(addr, count, dtype)| (addr, count * dtype.size())),
+                    peer,
+                    window: win,
+                    offset,
+                },
+            ),
+            (CommImpl::Cuda { comm, device }, StreamImpl::Cuda(s)) => {
+                comm.put_signal(device, s, config, src, peer, win, offset)
+            }
+            _ => Err(mixed("put_signal")),
+        }
+    }
+
+    /// Waits on `stream` for `count` more signals from each `(peer, count)`.
+    pub fn wait_signal(
+        &self,
+        stream: &StreamImpl,
+        config: &Config,
+        waits: &[(usize, u32)],
+    ) -> Result<()> {
+        match (self, stream) {
+            (CommImpl::Sim(c), StreamImpl::Sim(s)) => c.wait_signal(s, waits),
+            (CommImpl::Cuda { comm, device }, StreamImpl::Cuda(s)) => {
+                comm.wait_signal(device, s, config, waits)
+            }
+            _ => Err(mixed("wait_signal")),
         }
     }
 

@@ -144,6 +144,35 @@ impl SimCommunicator {
         super::launch::launch(&live, stream, ops, timeout, mark)
     }
 
+    /// Publishes a window of this rank for its peers' puts; its handle.
+    pub fn register_window(&self, addr: u64, bytes: usize) -> Result<usize> {
+        let live = self.live("register_window")?.clone();
+        super::onesided::register_window(&live, addr, bytes)
+    }
+
+    /// Takes a window out of its peers' reach (nothing once the communicator is gone).
+    pub fn release_window(&self, handle: usize) {
+        if let Some(live) = self.live.get() {
+            super::onesided::release_window(live, handle);
+        }
+    }
+
+    /// Enqueues a put (with data) or a signal (without) to a peer's window.
+    pub fn put(&self, stream: &SimStream, put: super::onesided::Put) -> Result<()> {
+        let _guard = self.device.nccl_lock();
+        let live = self.live("put_signal")?.clone();
+        let _inside = super::rules::Inside::enter(self.device.ordinal, "put_signal")?;
+        super::onesided::put(&live, stream, put)
+    }
+
+    /// Enqueues a wait for `(peer, count)` more signals from each peer.
+    pub fn wait_signal(&self, stream: &SimStream, waits: &[(usize, u32)]) -> Result<()> {
+        let _guard = self.device.nccl_lock();
+        let live = self.live("wait_signal")?.clone();
+        let _inside = super::rules::Inside::enter(self.device.ordinal, "wait_signal")?;
+        super::onesided::wait_signal(&live, stream, waits)
+    }
+
     /// Aborts (local): wakes this rank's waits at once; peers see a remote failure.
     /// Then, as `ncclCommAbort`'s frees do, waits for all work on the device (at most
     /// `timeout`; the error names what it waited for).

@@ -78,6 +78,11 @@ pub(crate) struct Live {
     pub revoked: AtomicBool,
     /// When a wait last looked at its peers' processes.
     pub last_liveness: Mutex<Instant>,
+    /// Windows registered so far (each one's ordinal, the same on every rank).
+    pub window_seq: AtomicU64,
+    /// Signals from each peer that this rank's waits have asked for so far: a wait
+    /// for `k` more ends when the peer's count reaches the sum (as NCCL's does).
+    pub expected: Mutex<Vec<u64>>,
 }
 
 impl Live {
@@ -120,6 +125,8 @@ impl Live {
             grow_seq: AtomicU64::new(0),
             revoked: AtomicBool::new(false),
             last_liveness: Mutex::new(Instant::now()),
+            window_seq: AtomicU64::new(0),
+            expected: Mutex::new(Vec::new()),
         })
     }
 

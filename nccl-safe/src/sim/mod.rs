@@ -30,6 +30,7 @@
 //! - `comm.rs` (lifecycle), `live.rs` (a joined communicator), `launch.rs`
 //!   (registration and rules), `entry.rs` (operations in the segment), `task.rs`
 //!   (the stream task), `collective.rs` (data movement);
+//! - `onesided.rs`: puts, signals and waits on windows (NCCL's one-sided operations);
 //! - `ops.rs`: the device-side work of memory operations;
 //! - `rules.rs`: NCCL's usage rules that are not part of one communicator.
 
@@ -39,6 +40,7 @@ mod entry;
 mod launch;
 mod live;
 mod memory;
+mod onesided;
 mod ops;
 mod os;
 mod reduce;
@@ -58,6 +60,7 @@ use std::time::{Duration, Instant};
 use crate::{Error, Result};
 
 pub(crate) use memory::{HostAlloc, POISON, SimDevice};
+pub(crate) use onesided::Put;
 pub(crate) use rendezvous::{combined_id, is_grow_id, root_name};
 pub(crate) use stream::{SimEvent, SimGate, SimStream};
 

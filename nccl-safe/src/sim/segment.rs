@@ -9,7 +9,8 @@
 //!
 //! ```text
 //! Header | RankInfo x n | (SlotHead + Entry x n) x SLOTS | P2pSlot x (n*n*P2P_SLOTS)
-//!        | (SplitHead + SplitEntry x n) x SPLIT_SLOTS
+//!        | (SplitHead + SplitEntry x n) x SPLIT_SLOTS | signal counter x (n*n)
+//!        | WindowSlot x (n*WINDOW_SLOTS)
 //! ```
 
 use std::os::fd::OwnedFd;
@@ -20,7 +21,7 @@ use super::os::{self, Mapping};
 use super::{SPIN, spin_until};
 use crate::{Error, Result};
 
-pub(super) const MAGIC: u64 = 0x6e63_636c_7273_6734; // "ncclrsg4" (entries carry a per-call config)
+pub(super) const MAGIC: u64 = 0x6e63_636c_7273_6735; // "ncclrsg5" (signal counters and windows)
 /// Collective positions that can be registered and not yet finished, per communicator
 /// (public as [`crate::SIM_PENDING_COLLECTIVES`]).
 pub(super) const SLOTS: usize = 2048;
@@ -32,6 +33,9 @@ pub(super) const SPLIT_SLOTS: usize = 4;
 pub(super) const LIVENESS_TICK: Duration = Duration::from_millis(50);
 /// Words of a caller's label kept per operation (for messages naming both sides).
 pub(super) const LABEL_WORDS: usize = 16;
+/// Windows one rank of a communicator may hold registered at once (the sim's table of
+/// them, which one-sided puts read).
+pub(super) const WINDOW_SLOTS: usize = 32;
 
 /// Rank states.
 pub(super) const ALIVE: u32 = 1;
@@ -147,6 +151,19 @@ pub(super) struct SplitEntry {
     pub color: AtomicU64,
 }
 
+/// One rank's registered window, as its peers' puts find it.
+#[repr(C)]
+pub(super) struct WindowSlot {
+    /// `ordinal + 1` of the window while it is registered (the communicator's windows
+    /// are numbered in registration order, the same on every rank); 0 when free.
+    pub ordinal: AtomicU64,
+    /// Where it is: an offset into its rank's arena, and its length.
+    pub offset: AtomicU64,
+    pub bytes: AtomicU64,
+    /// Puts writing into it now: its release waits for them.
+    pub users: AtomicU64,
+}
+
 fn size_of<T>() -> usize {
     std::mem::size_of::<T>()
 }
@@ -161,6 +178,8 @@ struct Layout {
     p2p: usize,
     splits: usize,
     split_len: usize,
+    signals: usize,
+    windows: usize,
     total: usize,
 }
 
@@ -172,7 +191,9 @@ impl Layout {
         let p2p = slots + SLOTS * slot_len;
         let splits = p2p + n * n * P2P_SLOTS * size_of::<P2pSlot>();
         let split_len = size_of::<SplitHead>() + n * size_of::<SplitEntry>();
-        let total = splits + SPLIT_SLOTS * split_len;
+        let signals = splits + SPLIT_SLOTS * split_len;
+        let windows = signals + n * n * size_of::<AtomicU64>();
+        let total = windows + n * WINDOW_SLOTS * size_of::<WindowSlot>();
         Layout {
             n,
             ranks,
@@ -181,6 +202,8 @@ impl Layout {
             p2p,
             splits,
             split_len,
+            signals,
+            windows,
             total: total.div_ceil(4096) * 4096,
         }
     }
@@ -287,6 +310,23 @@ impl Segment {
             // SAFETY: `n` entries follow each split head.
             unsafe { self.at(entries + r * size_of::<SplitEntry>()) }
         })
+    }
+
+    /// The signals rank `from` has sent rank `to` (one-sided puts and signals), in all.
+    pub fn signals(&self, to: usize, from: usize) -> &AtomicU64 {
+        let k = self.layout.n;
+        assert!(from < k && to < k);
+        // SAFETY: `n*n` counters laid out contiguously.
+        unsafe { self.at(self.layout.signals + (to * k + from) * size_of::<AtomicU64>()) }
+    }
+
+    /// The slot of rank `rank`'s window number `ordinal` (slots are reused modulo
+    /// [`WINDOW_SLOTS`]).
+    pub fn window(&self, rank: usize, ordinal: u64) -> &WindowSlot {
+        assert!(rank < self.layout.n);
+        let index = rank * WINDOW_SLOTS + (ordinal as usize % WINDOW_SLOTS);
+        // SAFETY: `n*WINDOW_SLOTS` slots laid out contiguously.
+        unsafe { self.at(self.layout.windows + index * size_of::<WindowSlot>()) }
     }
 
     /// Rings the bell: wakes every wait of every rank. Spinning waits see the new

@@ -54,7 +54,7 @@ pub(super) fn fail_entry(live: &Live, part: Part) {
 
 /// Waits until `ready`, or fails with why it never will; `what` names the wait in
 /// errors (built only for one: formatting every wait's name cost small operations).
-fn wait(
+pub(super) fn wait(
     live: &Live,
     what: &dyn Fn() -> String,
     needed: &dyn Fn(usize) -> bool,

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::base::config::Config;
 use crate::base::id::UniqueId;
-use crate::base::op::{LaunchOp, OpDesc};
+use crate::base::op::{Kind, LaunchOp, OpDesc};
 use crate::base::types::DriverKind;
 use crate::driver::{CommImpl, DeviceImpl, SharedEvent};
 use crate::memory::alloc::OwnedUse;
@@ -350,7 +350,7 @@ impl CommInner {
         self.check_issuable("launch")?;
         check_group_configs(&calls)?;
         check_same_device("collective", &self.device, stream.device())?;
-        let mark = super::launch_event::select(&mut calls, &self.device)?;
+        let mark = select_launch_event(&mut calls, &self.device)?;
         self.imp.check_ready("collective")?;
         let uses = Call::uses(&calls);
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
@@ -395,7 +395,7 @@ impl CommInner {
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         self.imp.room_before_launch(&ops, &self.config)?;
         // The graph's calls keep their launch-completion event alive.
-        let mark = super::launch_event::of(&calls);
+        let mark = launch_event_of(&calls);
         let (launched, event) = enqueue_keeping(&stream.inner, &uses, |imp| {
             let mark = mark.as_deref().map(|m| &**m);
             let launched = self.imp.launch_graph(imp, graph, ops, &self.config, mark);
@@ -815,6 +815,66 @@ pub(super) fn check_group_configs(calls: &[Call]) -> Result<()> {
         }),
         None => Ok(()),
     }
+}
+
+/// The event that the launch of `calls` on a communicator of `device` records, after
+/// checking NCCL's rules; marks the first collective as the one that carries it.
+pub(super) fn select_launch_event(
+    calls: &mut [Call],
+    device: &Device,
+) -> Result<Option<SharedEvent>> {
+    let mut marks = calls.iter().filter_map(|c| c.mark.as_ref());
+    let Some(first) = marks.next() else {
+        return Ok(None);
+    };
+    let bad = |reason: &str| {
+        Err(Error::InvalidArgument {
+            op: "launch event",
+            reason: reason.into(),
+        })
+    };
+    if marks.any(|m| !Arc::ptr_eq(&m.event, &first.event)) {
+        return bad(
+            "one launch (a group's calls on one communicator) records at most one launch \
+             event, and its calls carry two (NCCL supports one per communicator and group)",
+        );
+    }
+    check_same_device("launch event", device, &first.device)?;
+    if first.timing {
+        return bad(
+            "the launch event was made with timing (Event::new(device, true)); NCCL records \
+             launch-completion events only on events made without timing",
+        );
+    }
+    let first = first.clone();
+    let event = first.event.clone();
+    match calls
+        .iter_mut()
+        .find(|c| !matches!(c.op.desc.kind, Kind::Send | Kind::Recv))
+    {
+        Some(c) => {
+            c.op.launch_event = true;
+            c.mark = Some(first);
+        }
+        None => {
+            return bad(
+                "a launch of only sends and receives records no launch event: NCCL records \
+                 it through a collective's per-call config, which point-to-point calls do \
+                 not take",
+            );
+        }
+    }
+    Ok(Some(event))
+}
+
+/// The event that a captured graph's calls record at each replay (`select_launch_event` chose it
+/// at the capture).
+pub(super) fn launch_event_of(calls: &[Call]) -> Option<SharedEvent> {
+    calls
+        .iter()
+        .find(|c| c.op.launch_event)
+        .and_then(|c| c.mark.as_ref())
+        .map(|m| m.event.clone())
 }
 
 pub(super) fn check_rank(op: &'static str, what: &str, value: usize, size: usize) -> Result<()> {

@@ -105,7 +105,7 @@ impl Communicator {
         inner.check_issuable(OP)?;
         crate::stream::check_same_device(OP, &inner.device, stream.device())?;
         inner.imp.check_ready(OP)?;
-        let mark = super::launch_event::select(&mut calls, &inner.device)?;
+        let mark = super::communicator::select_launch_event(&mut calls, &inner.device)?;
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         crate::features::check_ops(inner.imp.kind(), inner.config.sim_nccl_version, &ops)?;
         let mark = mark.as_deref().map(|m| &**m);

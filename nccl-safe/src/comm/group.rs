@@ -224,7 +224,10 @@ fn launch_cuda_group(mut per_comm: Vec<(Arc<CommInner>, Stream, Vec<Call>)>) -> 
         comm.check_issuable("group")?;
         super::communicator::check_group_configs(calls)?;
         check_same_device("collective", &comm.device, stream.device())?;
-        marks.push(super::launch_event::select(calls, &comm.device)?);
+        marks.push(super::communicator::select_launch_event(
+            calls,
+            &comm.device,
+        )?);
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         crate::features::check_ops(comm.imp.kind(), comm.config.sim_nccl_version, &ops)?;
     }

@@ -4,28 +4,25 @@
 //! is running, waiting for its peers" apart from "not launched yet" (the stream is
 //! still busy with earlier work, or NCCL has not launched the group).
 //!
-//! NCCL's rules, enforced here before NCCL sees the call: the event is made without
+//! NCCL's rules, enforced at each launch before NCCL sees it (`select_launch_event`
+//! in `communicator.rs`, beside the launch, which keeps this file free of it): the event is made without
 //! timing, on the communicator's device; one launch (a group) of one communicator
 //! records at most one event; a launch of only sends and receives records none
 //! (NCCL attaches the event through a collective's per-call config). NCCL's rule that
 //! every rank gives an event or none does is checked across ranks on the sim.
 
 use std::cell::RefCell;
-use std::sync::Arc;
 
-use super::communicator::Call;
-use crate::base::op::Kind;
 use crate::driver::{EventImpl, SharedEvent};
-use crate::stream::check_same_device;
-use crate::{Device, Error, Event, Result, Stream};
+use crate::{Device, Event, Stream};
 
 /// An event attached to a call: the driver's event (shared, so that the launch keeps
 /// it alive), its device, and whether it was made with timing.
 #[derive(Clone)]
 pub(crate) struct Mark {
-    event: SharedEvent,
-    device: Device,
-    timing: bool,
+    pub(super) event: SharedEvent,
+    pub(super) device: Device,
+    pub(super) timing: bool,
 }
 
 thread_local! {
@@ -108,63 +105,6 @@ pub fn with_launch_event<R>(event: &Event, f: impl FnOnce() -> R) -> R {
         }),
         f,
     )
-}
-
-/// The event that the launch of `calls` on a communicator of `device` records, after
-/// checking NCCL's rules; marks the first collective as the one that carries it.
-pub(super) fn select(calls: &mut [Call], device: &Device) -> Result<Option<SharedEvent>> {
-    let mut marks = calls.iter().filter_map(|c| c.mark.as_ref());
-    let Some(first) = marks.next() else {
-        return Ok(None);
-    };
-    let bad = |reason: &str| {
-        Err(Error::InvalidArgument {
-            op: "launch event",
-            reason: reason.into(),
-        })
-    };
-    if marks.any(|m| !Arc::ptr_eq(&m.event, &first.event)) {
-        return bad(
-            "one launch (a group's calls on one communicator) records at most one launch \
-             event, and its calls carry two (NCCL supports one per communicator and group)",
-        );
-    }
-    check_same_device("launch event", device, &first.device)?;
-    if first.timing {
-        return bad(
-            "the launch event was made with timing (Event::new(device, true)); NCCL records \
-             launch-completion events only on events made without timing",
-        );
-    }
-    let first = first.clone();
-    let event = first.event.clone();
-    match calls
-        .iter_mut()
-        .find(|c| !matches!(c.op.desc.kind, Kind::Send | Kind::Recv))
-    {
-        Some(c) => {
-            c.op.launch_event = true;
-            c.mark = Some(first);
-        }
-        None => {
-            return bad(
-                "a launch of only sends and receives records no launch event: NCCL records \
-                 it through a collective's per-call config, which point-to-point calls do \
-                 not take",
-            );
-        }
-    }
-    Ok(Some(event))
-}
-
-/// The event that a captured graph's calls record at each replay (`select` chose it
-/// at the capture).
-pub(super) fn of(calls: &[Call]) -> Option<SharedEvent> {
-    calls
-        .iter()
-        .find(|c| c.op.launch_event)
-        .and_then(|c| c.mark.as_ref())
-        .map(|m| m.event.clone())
 }
 
 /// Keeps `event` (a launch's launch-completion event) alive until the launch, whose

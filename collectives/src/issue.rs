@@ -108,6 +108,7 @@ impl ProcessGroup {
             out_count,
             root,
             p2p,
+            one_sided,
             site,
             library,
         } = info;
@@ -128,6 +129,11 @@ impl ProcessGroup {
         let (seq, p2p_key) = match (p2p, library) {
             (Some((peer, send)), _) => {
                 let n = *lock(&inner.p2p_seq).get(&(peer, send)).unwrap_or(&0);
+                (n, Some((peer, n)))
+            }
+            (None, _) if one_sided.is_some() => {
+                let peer = one_sided.unwrap_or_default();
+                let n = *lock(&inner.one_sided_seq).get(&(peer, op)).unwrap_or(&0);
                 (n, Some((peer, n)))
             }
             (None, Some(_)) => (0, None),
@@ -230,7 +236,8 @@ impl ProcessGroup {
                         Some((peer, send)) => {
                             lock(&inner.p2p_seq).insert((peer, send), seq + 1);
                         }
-                        None => inner.seq.store(seq + 1, Ordering::Release),
+                        None if one_sided.is_none() => inner.seq.store(seq + 1, Ordering::Release),
+                        None => {}
                     }
                     let err = Error::Mismatch {
                         group: inner.options.name.clone(),
@@ -252,12 +259,15 @@ impl ProcessGroup {
             });
         }
         let entry = recorded.launched();
-        match p2p {
-            Some((peer, send)) => {
+        match (p2p, one_sided) {
+            (Some((peer, send)), _) => {
                 lock(&inner.p2p_seq).insert((peer, send), seq + 1);
             }
-            None if library.is_none() => inner.seq.store(seq + 1, Ordering::Release),
-            None => {}
+            (None, Some(peer)) => {
+                lock(&inner.one_sided_seq).insert((peer, op), seq + 1);
+            }
+            (None, None) if library.is_none() => inner.seq.store(seq + 1, Ordering::Release),
+            (None, None) => {}
         }
         let event = inner.stream.record_event()?;
         let state = Arc::new(WorkState {

@@ -41,6 +41,7 @@ mod heal;
 mod hooks;
 mod issue;
 pub mod launch;
+mod onesided;
 mod options;
 mod process_group;
 pub mod ras;

@@ -31,6 +31,8 @@ pub(crate) struct OpInfo {
     pub(crate) out_count: Option<usize>,
     pub(crate) root: Option<usize>,
     pub(crate) p2p: Option<(usize, bool)>,
+    /// For a one-sided operation: the peer (numbered per peer and operation).
+    pub(crate) one_sided: Option<usize>,
     pub(crate) site: &'static Location<'static>,
     /// The library's own steps (the warm-up) name themselves instead of a call site.
     pub(crate) library: Option<&'static str>,
@@ -50,6 +52,7 @@ impl OpInfo {
             out_count: None,
             root: None,
             p2p: None,
+            one_sided: None,
             site,
             library: None,
         }
@@ -74,6 +77,11 @@ impl OpInfo {
 
     pub(crate) fn p2p(mut self, peer: usize, send: bool) -> OpInfo {
         self.p2p = Some((peer, send));
+        self
+    }
+
+    pub(crate) fn one_sided(mut self, peer: usize) -> OpInfo {
+        self.one_sided = Some(peer);
         self
     }
 }
@@ -332,6 +340,7 @@ impl ProcessGroup {
             stream,
             seq: AtomicU64::new(lineage.seq),
             p2p_seq: Mutex::new(HashMap::new()),
+            one_sided_seq: Mutex::new(HashMap::new()),
             pending: Mutex::new(VecDeque::new()),
             refused: Mutex::new(None),
             ready: AtomicBool::new(false),

@@ -317,6 +317,8 @@ pub(crate) struct Inner {
     /// The next collective's sequence number (the warm-up is #0, users start at #1).
     pub(crate) seq: AtomicU64,
     pub(crate) p2p_seq: Mutex<HashMap<(usize, bool), u64>>,
+    /// One-sided operations counted per (peer, operation), as messages are.
+    pub(crate) one_sided_seq: Mutex<HashMap<(usize, &'static str), u64>>,
     pub(crate) pending: Mutex<VecDeque<Arc<WorkState>>>,
     pub(crate) refused: Mutex<Option<Refusal>>,
     pub(crate) ready: AtomicBool,

@@ -335,3 +335,103 @@ fn sim_gated_launch_is_seen_launched_only_once_the_gate_opens() {
 fn cuda_gated_launch_is_seen_launched_only_once_the_gate_opens() {
     gated_launch(nccl_safe::Device::cuda(0).unwrap());
 }
+
+#[test]
+fn one_sided_puts_of_a_group_arrive_and_are_recorded_per_peer() {
+    let n = 3;
+    let got = on_ranks(0, n, Options::new(), move |me, pg| {
+        let dev = pg.device().clone();
+        let s = pg.comm_stream();
+        let mut buf = DeviceBuffer::<i32>::alloc_nccl(&dev, 2048).unwrap();
+        buf.fill(s, -1).unwrap();
+        buf.view_mut(1024..2048)
+            .unwrap()
+            .fill(s, 10 * me as i32)
+            .unwrap();
+        let window = pg
+            .register_window(&buf, nccl_safe::WindowFlags::new().symmetric())
+            .unwrap();
+        let (next, prev) = ((me + 1) % n, (me + n - 1) % n);
+        let put = pg
+            .put_signal(&buf.view(1024..1030).unwrap(), next, &window, 0)
+            .unwrap();
+        let signal = pg.signal(next).unwrap();
+        let wait = pg.wait_signal(&window, prev, 2).unwrap();
+        for w in [put, signal, wait] {
+            w.wait_host(PATIENCE).unwrap();
+        }
+        let v = buf.view(0..8).unwrap().to_vec(s).unwrap();
+        // The collective sequence is untouched: the next all-reduce is #1.
+        let mut x = DeviceBuffer::from_slice(s, &[1u8]).unwrap();
+        let ar = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap();
+        assert_eq!(ar.seq(), 1);
+        ar.wait_host(PATIENCE).unwrap();
+        let record: Vec<_> = pg
+            .flight_record()
+            .into_iter()
+            .filter(|e| e.op.contains("signal"))
+            .map(|e| (e.op, e.p2p, e.count, e.seq))
+            .collect();
+        drop(window);
+        (v, record)
+    });
+    for (me, (v, record)) in got.into_iter().enumerate() {
+        let prev = (me + n - 1) % n;
+        let mut want = vec![10 * prev as i32; 6];
+        want.extend([-1, -1]);
+        assert_eq!(v, want, "rank {me}");
+        let next = (me + 1) % n;
+        assert_eq!(
+            record,
+            vec![
+                ("put_signal".to_string(), Some((next, 0)), 6, None),
+                ("signal".to_string(), Some((next, 0)), 0, None),
+                ("wait_signal".to_string(), Some((prev, 0)), 2, None),
+            ],
+            "rank {me}"
+        );
+    }
+}
+
+#[test]
+fn a_wait_for_signals_that_never_come_times_out_and_the_report_names_it() {
+    let options = Options::new()
+        .timeout(Duration::from_millis(500))
+        .watchdog_interval(Duration::from_millis(10));
+    let met = std::sync::Arc::new(std::sync::Barrier::new(2));
+    let got = on_ranks(3, 2, options, move |me, pg| {
+        let dev = pg.device().clone();
+        let buf = DeviceBuffer::<u8>::alloc_nccl(&dev, 4096).unwrap();
+        let window = pg
+            .register_window(&buf, nccl_safe::WindowFlags::new().symmetric())
+            .unwrap();
+        let r = if me == 0 {
+            // One signal where rank 1 waits for two.
+            pg.signal(1).unwrap().wait_host(PATIENCE).map(|()| None)
+        } else {
+            let e = pg
+                .wait_signal(&window, 0, 2)
+                .unwrap()
+                .wait_host(PATIENCE)
+                .unwrap_err();
+            Ok(Some((e.to_string(), pg.dump_flight_record("check"))))
+        };
+        // Rank 0 stays until rank 1 timed out (gone, it would be named at once).
+        met.wait();
+        drop(window);
+        r.unwrap()
+    });
+    let (err, dump) = got[1].clone().unwrap();
+    assert!(
+        err.contains("wait_signal #0") && err.contains("timed out"),
+        "{err}"
+    );
+    let report = collectives::hang_report(&[dump]);
+    assert!(
+        report
+            .iter()
+            .any(|l| l.starts_with("rank 1: wait_signal #0 with rank 0 (")
+                && l.ends_with("still pending")),
+        "{report:#?}"
+    );
+}

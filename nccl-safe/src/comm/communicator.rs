@@ -394,7 +394,8 @@ impl CommInner {
         let uses = Call::uses(&calls);
         let ops: Vec<LaunchOp> = calls.iter().map(|c| c.op.clone()).collect();
         self.imp.room_before_launch(&ops, &self.config)?;
-        // The graph's calls keep their launch-completion event alive.
+        // The launch-completion event the capture chose: the graph's calls hold it,
+        // and each replay holds it too until it completes (the graph may go first).
         let mark = launch_event_of(&calls);
         let (launched, event) = enqueue_keeping(&stream.inner, &uses, |imp| {
             let mark = mark.as_deref().map(|m| &**m);
@@ -402,6 +403,9 @@ impl CommInner {
             self.abort_if_launch_failed(stream);
             launched
         });
+        if let Some(m) = mark {
+            super::launch_event::keep(stream, event.as_ref(), m);
+        }
         self.note_launch(stream, event)?;
         launched
     }

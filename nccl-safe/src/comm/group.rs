@@ -201,10 +201,16 @@ fn launch_group(pending: Pending) -> Result<()> {
     if on_cuda > 1 {
         return launch_cuda_group(per_comm);
     }
-    // Room on the sim for every communicator's part before any is launched, so that a
-    // refused group launched nothing and can be made again.
-    for (comm, _, calls) in &per_comm {
+    // Every communicator's part is checked, and has room on the sim, before any is
+    // launched, so that a refused group launched nothing and can be made again (each
+    // launch checks again; the choice of the launch event is the same then).
+    let mut per_comm = per_comm;
+    for (comm, stream, calls) in &mut per_comm {
+        super::communicator::check_group_configs(calls)?;
+        check_same_device("collective", &comm.device, stream.device())?;
+        super::communicator::select_launch_event(calls, &comm.device)?;
         let ops: Vec<_> = calls.iter().map(|c| c.op.clone()).collect();
+        crate::features::check_ops(comm.imp.kind(), comm.config.sim_nccl_version, &ops)?;
         comm.imp.room_before_launch(&ops, &comm.config)?;
     }
     for (comm, stream, calls) in per_comm {

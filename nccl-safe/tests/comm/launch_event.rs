@@ -289,3 +289,41 @@ fn cuda_launch_event_on_one_gpu() {
     assert_eq!(x.to_vec(&s).unwrap(), vec![1.0; 1024]);
     comm.close().unwrap();
 }
+
+#[test]
+fn a_group_refused_on_one_communicator_launches_nothing_on_the_others() {
+    let got = on_ranks(DriverKind::Sim, 2, Config::new(), move |rank, dev, comm| {
+        let s = Stream::new(&dev).unwrap();
+        let mut x = DeviceBuffer::from_slice(&s, &[1i32; 4]).unwrap();
+        if rank == 0 {
+            // A communicator of its own, whose part of the group breaks a rule (two
+            // events), next to a fine part on the shared communicator.
+            let own = one_rank(&Device::sim(6).unwrap(), &Config::new());
+            let s6 = Stream::new(own.device()).unwrap();
+            let mut y = DeviceBuffer::<f32>::zeroed(&s6, 4).unwrap();
+            let mut z = DeviceBuffer::<f32>::zeroed(&s6, 4).unwrap();
+            let (a, b) = (
+                Event::new(own.device(), false).unwrap(),
+                Event::new(own.device(), false).unwrap(),
+            );
+            let e = expect_err(
+                group(|_| {
+                    comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s)?;
+                    with_launch_event(&a, || own.all_reduce_in_place(&mut y, ReduceOp::Sum, &s6))?;
+                    with_launch_event(&b, || own.all_reduce_in_place(&mut z, ReduceOp::Sum, &s6))
+                }),
+                "two events",
+            );
+            assert!(e.to_string().contains("at most one launch event"), "{e}");
+            own.close().unwrap();
+        }
+        // Had rank 0's part on the shared communicator launched, rank 0 would be one
+        // all-reduce ahead, and this one would never complete.
+        comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+        s.synchronize_timeout(SOON).unwrap();
+        let v = x.to_vec(&s).unwrap();
+        comm.close().unwrap();
+        v
+    });
+    assert_eq!(got, vec![vec![2; 4]; 2]);
+}

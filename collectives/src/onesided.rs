@@ -6,7 +6,7 @@
 
 use std::panic::Location;
 
-use nccl_safe::{AsDeviceView, DType, DataType, SignalWait, Window};
+use nccl_safe::{AsDeviceView, AsDeviceViewMut, DType, DataType, SignalWait, Window};
 
 use crate::process_group::{OpInfo, ProcessGroup};
 use crate::{Result, Work};
@@ -34,7 +34,7 @@ impl ProcessGroup {
     ///     let done = if me == 0 {
     ///         pg.put_signal(&kv.view(1024..2048)?, 1, &window, 0)?
     ///     } else {
-    ///         pg.wait_signal(&window, 0, 1)?
+    ///         pg.wait_signal(&mut kv.view_mut(0..1024)?, 0, 1)?
     ///     };
     ///     done.wait_host(Duration::from_secs(10))?;
     ///     Ok(kv.view(0..4)?.to_vec(s)?)
@@ -78,10 +78,10 @@ impl ProcessGroup {
         )
     }
 
-    /// Waits for `count` more signals from rank `peer`
+    /// Waits for `count` more signals from rank `peer`, whose puts land in `into`
     /// ([`Communicator::wait_signal`](nccl_safe::Communicator::wait_signal)): the
     /// `Work` completes when they have arrived, and the group's stream, with every
-    /// use of `window` ordered after it, goes on then. Its flight-record entry counts
+    /// later use of `into` ordered after it, goes on then. Its flight-record entry counts
     /// the signals. Signals that never come make it time out as any operation of the
     /// group does; the hang report lists it as pending with the peer.
     ///
@@ -90,11 +90,16 @@ impl ProcessGroup {
     /// As [`Communicator::wait_signal`](nccl_safe::Communicator::wait_signal); the
     /// group's refusal once it failed or was replaced.
     #[track_caller]
-    pub fn wait_signal(&self, window: &Window, peer: usize, count: u32) -> Result<Work> {
+    pub fn wait_signal<T: DataType>(
+        &self,
+        into: &mut impl AsDeviceViewMut<T>,
+        peer: usize,
+        count: u32,
+    ) -> Result<Work> {
         self.submit(
             OpInfo::new("wait_signal", DType::U8, count as usize, Location::caller())
                 .one_sided(peer),
-            |c, s| c.wait_signal(window, &[SignalWait::new(peer, count)], s),
+            |c, s| c.wait_signal(into, &[SignalWait::new(peer, count)], s),
         )
     }
 }

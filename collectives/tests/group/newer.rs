@@ -356,7 +356,9 @@ fn one_sided_puts_of_a_group_arrive_and_are_recorded_per_peer() {
             .put_signal(&buf.view(1024..1030).unwrap(), next, &window, 0)
             .unwrap();
         let signal = pg.signal(next).unwrap();
-        let wait = pg.wait_signal(&window, prev, 2).unwrap();
+        let wait = pg
+            .wait_signal(&mut buf.view_mut(0..6).unwrap(), prev, 2)
+            .unwrap();
         for w in [put, signal, wait] {
             w.wait_host(PATIENCE).unwrap();
         }
@@ -401,7 +403,7 @@ fn a_wait_for_signals_that_never_come_times_out_and_the_report_names_it() {
     let met = std::sync::Arc::new(std::sync::Barrier::new(2));
     let got = on_ranks(3, 2, options, move |me, pg| {
         let dev = pg.device().clone();
-        let buf = DeviceBuffer::<u8>::alloc_nccl(&dev, 4096).unwrap();
+        let mut buf = DeviceBuffer::<u8>::alloc_nccl(&dev, 4096).unwrap();
         let window = pg
             .register_window(&buf, nccl_safe::WindowFlags::new().symmetric())
             .unwrap();
@@ -410,7 +412,7 @@ fn a_wait_for_signals_that_never_come_times_out_and_the_report_names_it() {
             pg.signal(1).unwrap().wait_host(PATIENCE).map(|()| None)
         } else {
             let e = pg
-                .wait_signal(&window, 0, 2)
+                .wait_signal(&mut buf.view_mut(0..1).unwrap(), 0, 2)
                 .unwrap()
                 .wait_host(PATIENCE)
                 .unwrap_err();

@@ -5,9 +5,10 @@
 //! What the types hold: a put names the peer's window through the local [`Window`]
 //! of the same collective registration, so it cannot be issued on a window this rank
 //! released; the put's source is a tracked read, kept allocated until the put has
-//! run. A wait makes a write of its window on the waiting stream, so every later use
-//! of the window on another stream is ordered after the data arrived (the buffer
-//! tracker's rule, as for any write). What is checked at run time: on the sim, that
+//! run, and the window it names stays registered until then. A wait makes a write of
+//! the elements it receives into on the waiting stream, so every later use of them on
+//! another stream is ordered after the data arrived (the buffer tracker's rule, as
+//! for any write). What is checked at run time: on the sim, that
 //! the peer's window is still registered and the bytes fit in it when the put runs;
 //! a wait for signals that never come ends with an error when the peer is gone or
 //! the communicator aborts, and otherwise waits (a process group's watchdog bounds
@@ -16,11 +17,13 @@
 use super::Communicator;
 use super::communicator::check_rank;
 use super::window::Window;
-use crate::driver::{CommImpl, StreamImpl};
+use std::sync::Arc;
+
+use crate::driver::{CommImpl, EventImpl, StreamImpl};
 use crate::features::Feature;
-use crate::memory::AsDeviceView;
-use crate::memory::alloc::OwnedUse;
+use crate::memory::alloc::{Allocation, OwnedUse};
 use crate::memory::tracker::{Use, enqueue_keeping};
+use crate::memory::{AsDeviceView, AsDeviceViewMut};
 use crate::stream::check_same_device;
 use crate::sync::lock;
 use crate::{DataType, Error, Result, Stream};
@@ -71,7 +74,7 @@ impl Communicator {
     ///         buf.view_mut(0..4)?.copy_from_slice(&s, &[7, 8, 9, 10])?;
     ///         comm.put_signal(&buf.view(0..4)?, 1, &win, 16, &s)?;
     ///     } else {
-    ///         comm.wait_signal(&win, &[SignalWait::new(0, 1)], &s)?;
+    ///         comm.wait_signal(&mut buf.view_mut(4..8)?, &[SignalWait::new(0, 1)], &s)?;
     ///     }
     ///     let got = buf.view(4..8)?.to_vec(&s)?;
     ///     s.synchronize()?;
@@ -114,31 +117,29 @@ impl Communicator {
             });
         }
         let addr = s.addr();
-        let inside = lock(&self.inner.window_spans)
-            .iter()
-            .any(|&(start, bytes, symmetric)| {
-                symmetric && addr >= start && addr + len as u64 <= start + bytes as u64
-            });
-        if !inside {
-            return Err(Error::InvalidArgument {
-                op: OP,
-                reason: format!(
-                    "the source ({len} bytes at {addr:#x}) is not inside a symmetric window \
-                     of this communicator, as NCCL requires of a put's source"
-                ),
-            });
-        }
+        self.check_in_window(OP, "source", addr, len)?;
         let (win, count) = (window.raw, s.len());
-        self.one_sided(OP, stream, vec![s.owned_read()], |comm, imp, config| {
-            comm.put_signal(
-                imp,
-                config,
-                Some((addr, count, T::DTYPE)),
-                peer,
-                win,
-                offset,
-            )
-        })
+        // The window's memory, and so its registration, stays until the put has run:
+        // the put names the window by this rank's handle. (Not a tracked use: the put
+        // touches the peer's memory, not this rank's, and must not wait for this
+        // rank's own uses of the window.)
+        let keep = Some(window.allocation().clone());
+        self.one_sided(
+            OP,
+            stream,
+            vec![s.owned_read()],
+            keep,
+            |comm, imp, config| {
+                comm.put_signal(
+                    imp,
+                    config,
+                    Some((addr, count, T::DTYPE)),
+                    peer,
+                    win,
+                    offset,
+                )
+            },
+        )
     }
 
     /// Signals rank `peer` without data (`ncclSignal`): it counts as one signal for
@@ -151,19 +152,21 @@ impl Communicator {
     pub fn signal(&self, peer: usize, stream: &Stream) -> Result<()> {
         const OP: &str = "signal";
         check_rank(OP, "peer", peer, self.size())?;
-        self.one_sided(OP, stream, Vec::new(), |comm, imp, config| {
+        self.one_sided(OP, stream, Vec::new(), None, |comm, imp, config| {
             comm.put_signal(imp, config, None, peer, 0, 0)
         })
     }
 
     /// Makes `stream` wait until every `waits` peer has sent `count` more signals
     /// (puts or signals) than this rank's earlier waits asked of it
-    /// (`ncclWaitSignal`): signals are counted per peer, from the communicator's
-    /// start. Returns at once.
+    /// (`ncclWaitSignal`): signals are counted per peer from the communicator's start,
+    /// and waits for the same peer, in one call or several, add up.
     ///
-    /// The wait counts as a write of all of `window` on `stream`: a later use of the
-    /// window's buffer on another stream waits for the data to have arrived, as it
-    /// would wait for any write.
+    /// `into` is where the peers' puts land (inside a symmetric window of this
+    /// communicator; an empty view for signals without data): the wait counts as a
+    /// write of it on `stream`, so a later use of those elements on another stream
+    /// waits for the data to have arrived, as it would wait for any write. The rest
+    /// of the window is not touched, so this rank may put from it meanwhile.
     ///
     /// A wait for signals that never come waits until a peer it waits for is gone or
     /// the communicator is aborted, then fails its stream; NCCL's own wait has no
@@ -173,18 +176,19 @@ impl Communicator {
     /// # Errors
     ///
     /// [`Error::InvalidArgument`] for no waits, a count of 0 or above `i32::MAX`, a
-    /// peer out of range, a window of another communicator or not symmetric;
+    /// peer out of range, `into` outside this communicator's symmetric windows;
     /// [`Error::WrongDevice`]; [`Error::UnsupportedByNccl`] below 2.29.2;
     /// [`Error::InvalidUsage`] inside an open group; a communicator that cannot take
     /// calls.
-    pub fn wait_signal(
+    pub fn wait_signal<T: DataType>(
         &self,
-        window: &Window,
+        into: &mut impl AsDeviceViewMut<T>,
         waits: &[SignalWait],
         stream: &Stream,
     ) -> Result<()> {
         const OP: &str = "wait_signal";
-        self.check_window(OP, window)?;
+        let r = into.device_view_mut();
+        check_same_device(OP, &self.inner.device, r.device())?;
         let bad = |reason: String| Err(Error::InvalidArgument { op: OP, reason });
         if waits.is_empty() {
             return bad("no peer to wait for".into());
@@ -200,10 +204,34 @@ impl Communicator {
                 ));
             }
         }
+        self.check_in_window(OP, "destination", r.addr(), r.bytes().len())?;
         let pairs: Vec<(usize, u32)> = waits.iter().map(|w| (w.peer, w.count)).collect();
-        self.one_sided(OP, stream, vec![window.write_use()], |comm, imp, config| {
+        // A write of `into`, never poisoned: the data is the peers'.
+        let uses = vec![r.owned_write(false)];
+        self.one_sided(OP, stream, uses, None, |comm, imp, config| {
             comm.wait_signal(imp, config, &pairs)
         })
+    }
+
+    /// Refuses `len` bytes at `addr` (the `what` of a call) outside this
+    /// communicator's symmetric windows.
+    fn check_in_window(&self, op: &'static str, what: &str, addr: u64, len: usize) -> Result<()> {
+        let inside = lock(&self.inner.window_spans)
+            .iter()
+            .any(|&(start, bytes, symmetric)| {
+                symmetric && addr >= start && addr + len as u64 <= start + bytes as u64
+            });
+        if inside {
+            Ok(())
+        } else {
+            Err(Error::InvalidArgument {
+                op,
+                reason: format!(
+                    "the {what} ({len} bytes at {addr:#x}) is not inside a symmetric window of \
+                     this communicator, as NCCL requires"
+                ),
+            })
+        }
     }
 
     /// Refuses a window of another communicator, or one that is not symmetric.
@@ -220,9 +248,11 @@ impl Communicator {
         if !window.flags().is_symmetric() {
             return Err(Error::InvalidArgument {
                 op,
-                reason: "one-sided operations need a symmetric window \
-                         (WindowFlags::symmetric); NCCL refuses others"
-                    .into(),
+                reason: format!(
+                    "the window ({} bytes) was registered without WindowFlags::symmetric; \
+                     one-sided operations need a symmetric window, NCCL refuses others",
+                    window.bytes()
+                ),
             });
         }
         Ok(())
@@ -235,6 +265,7 @@ impl Communicator {
         op: &'static str,
         stream: &Stream,
         uses: Vec<OwnedUse>,
+        keep: Option<Arc<Allocation>>,
         run: impl FnOnce(&CommImpl, &StreamImpl, &crate::Config) -> Result<()>,
     ) -> Result<()> {
         let inner = &self.inner;
@@ -254,6 +285,14 @@ impl Communicator {
             inner.abort_if_launch_failed(stream);
             ran
         });
+        if let Some(alloc) = keep {
+            match &event {
+                Some(e) => EventImpl::on_complete(e, Box::new(move || drop(alloc))),
+                // Nothing marks the operation's end: kept for good rather than freed
+                // under it.
+                None => std::mem::forget(alloc),
+            }
+        }
         inner.note_launch(stream, event)?;
         ran
     }

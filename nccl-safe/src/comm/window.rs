@@ -10,7 +10,7 @@ use super::Communicator;
 use super::communicator::CommInner;
 use crate::features::Feature;
 use crate::memory::AsDeviceView;
-use crate::memory::alloc::{Allocation, OwnedUse};
+use crate::memory::alloc::Allocation;
 use crate::sync::lock;
 use crate::{DataType, DriverKind, Error, Result};
 
@@ -70,8 +70,7 @@ impl WindowFlags {
 pub struct Window {
     pub(super) comm: Arc<CommInner>,
     alloc: Arc<Allocation>,
-    /// Its bytes within the allocation, and its device address.
-    range: std::ops::Range<usize>,
+    /// Its device address.
     addr: u64,
     bytes: usize,
     flags: WindowFlags,
@@ -83,6 +82,10 @@ impl Communicator {
     /// Registers `buf` (a buffer or a view of one) as a window with every rank
     /// (`ncclCommWindowRegister`). Collective: every rank registers its buffer in the
     /// same order, and the call returns once all have.
+    ///
+    /// It first waits (at most the call timeout) for the writes still pending on the
+    /// buffer, so that a peer's one-sided put, which may land as soon as every rank
+    /// has registered, is never overwritten by one of them.
     ///
     /// The window's start must be aligned to [`WINDOW_ALIGNMENT`] bytes (a buffer
     /// from [`DeviceBuffer::alloc_nccl`](crate::DeviceBuffer::alloc_nccl) is, and so is
@@ -145,6 +148,10 @@ impl Communicator {
             });
         }
         let bytes = v.bytes().len();
+        // The buffer's pending writes complete first (on every rank, before they
+        // meet): once registered, a peer's one-sided put may land in it at any time,
+        // and a write still queued here would overwrite it.
+        crate::memory::tracker::wait_for_conflicts(&v.read_use(), inner.config.call_timeout)?;
         let raw = match inner.imp.kind() {
             DriverKind::Sim => {
                 if !v.allocation().is_nccl() {
@@ -201,7 +208,6 @@ impl Communicator {
         Ok(Window {
             comm: inner.clone(),
             alloc: v.allocation().clone(),
-            range: v.bytes(),
             addr,
             bytes,
             flags,
@@ -244,10 +250,9 @@ impl Window {
         drop(self);
     }
 
-    /// A write of the whole window (what a wait for puts into it makes), owning the
-    /// allocation.
-    pub(super) fn write_use(&self) -> OwnedUse {
-        OwnedUse::new(&self.alloc, self.range.clone(), true)
+    /// The allocation it holds.
+    pub(super) fn allocation(&self) -> &Arc<Allocation> {
+        &self.alloc
     }
 
     fn release(&mut self) {

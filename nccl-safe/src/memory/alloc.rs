@@ -23,16 +23,6 @@ pub(crate) struct OwnedUse {
 }
 
 impl OwnedUse {
-    /// A use of `range` (bytes) of `alloc`, never poisoned.
-    pub(crate) fn new(alloc: &Arc<Allocation>, range: Range<usize>, write: bool) -> OwnedUse {
-        OwnedUse {
-            alloc: alloc.clone(),
-            range,
-            write,
-            poison: None,
-        }
-    }
-
     pub(crate) fn borrow(&self) -> Use<'_> {
         Use {
             tracker: self.alloc.tracker(),

@@ -372,6 +372,17 @@ pub(crate) fn enqueue_keeping(
     (ran.and(recorded), event)
 }
 
+/// Waits on the host, at most `timeout`, until what `u` conflicts with on any stream
+/// has completed (for a read: the pending writes).
+pub(crate) fn wait_for_conflicts(u: &Use<'_>, timeout: std::time::Duration) -> Result<()> {
+    // No stream has id 0: every pending use counts.
+    let events = lock(u.tracker).conflicts(&u.range, u.write, 0);
+    for e in events {
+        e.synchronize(Some(timeout))?;
+    }
+    Ok(())
+}
+
 /// First half of [`enqueue`]: wait for conflicts of other streams, poison idle outputs
 /// (sim).
 pub(crate) fn enqueue_waits(stream: &StreamInner, uses: &[Use<'_>]) -> Result<()> {

@@ -51,7 +51,8 @@ fn puts_on(driver: DriverKind, n: usize) {
             comm.signal(peer, &s).unwrap();
         }
         let waits: Vec<SignalWait> = (0..n).map(|p| SignalWait::new(p, 2)).collect();
-        comm.wait_signal(&win, &waits, &s).unwrap();
+        comm.wait_signal(&mut buf.view_mut(0..n * BLOCK).unwrap(), &waits, &s)
+            .unwrap();
         let v = buf.view(0..n * BLOCK).unwrap().to_vec(&s).unwrap();
         s.synchronize_timeout(SOON).unwrap();
         drop(win);
@@ -78,39 +79,44 @@ fn signal_counts_add_up_across_waits() {
     let met = Arc::new(Barrier::new(2));
     let got = on_ranks(DriverKind::Sim, 2, Config::new(), move |me, dev, comm| {
         let s = Stream::new(&dev).unwrap();
-        let (buf, win) = windowed(&comm, &dev, &s, 1);
-        let src = buf.view(BLOCK..BLOCK + 4).unwrap();
-        let mut after = Vec::new();
+        let (mut buf, win) = windowed(&comm, &dev, &s, 1);
+        let mut seen = Vec::new();
         if me == 0 {
-            // Three signals in all: two puts, then one signal, each step released
-            // only once rank 1 has looked.
+            // Three signals in all: two puts, then one signal, each sent only once
+            // rank 1 has looked.
+            let src = buf.view(BLOCK..BLOCK + 4).unwrap();
             comm.put_signal(&src, 1, &win, 0, &s).unwrap();
-            met.wait();
+            s.synchronize_timeout(SOON).unwrap(); // it has arrived
+            met.wait(); // A
+            met.wait(); // B
             comm.put_signal(&src, 1, &win, 16, &s).unwrap();
-            met.wait();
+            met.wait(); // C
             comm.signal(1, &s).unwrap();
         } else {
-            let first = Stream::new(&dev).unwrap();
-            comm.wait_signal(&win, &[SignalWait::new(0, 2)], &first)
+            let waits = Stream::new(&dev).unwrap();
+            let mut into = buf.view_mut(0..8).unwrap();
+            comm.wait_signal(&mut into, &[SignalWait::new(0, 2)], &waits)
                 .unwrap();
+            met.wait(); // A: one of the two has arrived
             std::thread::sleep(Duration::from_millis(50));
-            after.push(first.query().unwrap()); // one of two arrived
-            met.wait();
-            first.synchronize_timeout(SOON).unwrap(); // both arrived
+            seen.push(waits.query().unwrap());
+            met.wait(); // B
+            waits.synchronize_timeout(SOON).unwrap(); // both have
             // The next wait asks for one more than the two already asked for.
-            comm.wait_signal(&win, &[SignalWait::new(0, 1)], &first)
+            comm.wait_signal(&mut into, &[SignalWait::new(0, 1)], &waits)
                 .unwrap();
             std::thread::sleep(Duration::from_millis(50));
-            after.push(first.query().unwrap());
-            met.wait();
-            first.synchronize_timeout(SOON).unwrap();
+            seen.push(waits.query().unwrap());
+            met.wait(); // C
+            waits.synchronize_timeout(SOON).unwrap();
+            seen.push(waits.query().unwrap());
         }
         s.synchronize_timeout(SOON).unwrap();
         drop(win);
         comm.close().unwrap();
-        after
+        seen
     });
-    assert_eq!(got[1], vec![false, false]);
+    assert_eq!(got[1], vec![false, false, true]);
 }
 
 #[test]
@@ -130,8 +136,12 @@ fn a_wait_orders_the_windows_later_uses_on_other_streams() {
             Vec::new()
         } else {
             let waiting = Stream::new(&dev).unwrap();
-            comm.wait_signal(&win, &[SignalWait::new(0, 1)], &waiting)
-                .unwrap();
+            comm.wait_signal(
+                &mut buf.view_mut(0..BLOCK).unwrap(),
+                &[SignalWait::new(0, 1)],
+                &waiting,
+            )
+            .unwrap();
             // Read on yet another stream, with no wait of the caller's: the tracker
             // orders it after the wait, as after any write of the window.
             let reader = Stream::new(&dev).unwrap();
@@ -150,7 +160,7 @@ fn breaking_nccls_rules_is_a_typed_error() {
     let dev = Device::sim(3).unwrap();
     let comm = one_rank(&dev, &Config::new());
     let s = Stream::new(&dev).unwrap();
-    let (buf, win) = windowed(&comm, &dev, &s, 1);
+    let (mut buf, win) = windowed(&comm, &dev, &s, 1);
     let src = buf.view(BLOCK..2 * BLOCK).unwrap();
     let invalid = |e: Error, op: &str, says: &str| {
         assert!(
@@ -182,14 +192,23 @@ fn breaking_nccls_rules_is_a_typed_error() {
         "put_signal",
         "need a symmetric window",
     );
+    // A window of another communicator.
+    let other = one_rank(&dev, &Config::new());
+    let (mut obuf, owin) = windowed(&other, &dev, &s, 1);
     invalid(
-        expect_err(comm.wait_signal(&win, &[], &s), "no waits"),
+        expect_err(comm.put_signal(&src, 0, &owin, 0, &s), "other"),
+        "put_signal",
+        "belongs to another communicator",
+    );
+    let mut dst = buf.view_mut(0..4).unwrap();
+    invalid(
+        expect_err(comm.wait_signal(&mut dst, &[], &s), "no waits"),
         "wait_signal",
         "no peer to wait for",
     );
     invalid(
         expect_err(
-            comm.wait_signal(&win, &[SignalWait::new(0, 0)], &s),
+            comm.wait_signal(&mut dst, &[SignalWait::new(0, 0)], &s),
             "count 0",
         ),
         "wait_signal",
@@ -200,16 +219,18 @@ fn breaking_nccls_rules_is_a_typed_error() {
         "signal",
         "peer 2 is not below the world size 1",
     );
-    // A window of another communicator.
-    let other = one_rank(&dev, &Config::new());
-    let (obuf, owin) = windowed(&other, &dev, &s, 1);
+    // Into memory of another communicator's window.
     invalid(
         expect_err(
-            comm.wait_signal(&owin, &[SignalWait::new(0, 1)], &s),
+            comm.wait_signal(
+                &mut obuf.view_mut(0..4).unwrap(),
+                &[SignalWait::new(0, 1)],
+                &s,
+            ),
             "other",
         ),
         "wait_signal",
-        "belongs to another communicator",
+        "the destination (16 bytes at",
     );
     // Inside a group.
     let e = expect_err(group(|_| comm.signal(0, &s)), "group");
@@ -231,9 +252,14 @@ fn breaking_nccls_rules_is_a_typed_error() {
         "{e}"
     );
     // Nothing was enqueued by the refusals: one put to itself and its wait.
-    comm.put_signal(&src, 0, &win, 0, &s).unwrap();
-    comm.wait_signal(&win, &[SignalWait::new(0, 1)], &s)
+    comm.put_signal(&buf.view(BLOCK..2 * BLOCK).unwrap(), 0, &win, 0, &s)
         .unwrap();
+    comm.wait_signal(
+        &mut buf.view_mut(0..BLOCK).unwrap(),
+        &[SignalWait::new(0, 1)],
+        &s,
+    )
+    .unwrap();
     s.synchronize_timeout(SOON).unwrap();
     drop((plain, page, owin, obuf, win, buf));
     for c in [comm, other, old] {
@@ -279,9 +305,13 @@ fn a_wait_whose_peer_is_gone_fails_its_stream_naming_the_peer() {
         let dev = Device::sim(4).unwrap();
         let comm = Communicator::init(&dev, 1, 2, &id, &Config::new()).unwrap();
         let s = Stream::new(&dev).unwrap();
-        let (_buf, win) = windowed(&comm, &dev, &s, 1);
-        comm.wait_signal(&win, &[SignalWait::new(0, 1)], &s)
-            .unwrap();
+        let (mut buf, _win) = windowed(&comm, &dev, &s, 1);
+        comm.wait_signal(
+            &mut buf.view_mut(0..BLOCK).unwrap(),
+            &[SignalWait::new(0, 1)],
+            &s,
+        )
+        .unwrap();
         let r = s.synchronize_timeout(SOON);
         let _ = comm.abort();
         r
@@ -319,8 +349,12 @@ fn cuda_two_gpus_put_and_signal() {
         };
         let src = buf.view(BLOCK..2 * BLOCK).unwrap();
         comm.put_signal(&src, 1 - me, &win, 0, &s).unwrap();
-        comm.wait_signal(&win, &[SignalWait::new(1 - me, 1)], &s)
-            .unwrap();
+        comm.wait_signal(
+            &mut buf.view_mut(0..BLOCK).unwrap(),
+            &[SignalWait::new(1 - me, 1)],
+            &s,
+        )
+        .unwrap();
         let v = buf.view(0..BLOCK).unwrap().to_vec(&s).unwrap();
         drop(win);
         comm.close().unwrap();
@@ -331,4 +365,78 @@ fn cuda_two_gpus_put_and_signal() {
             assert_eq!(v, vec![1 - me as i32; BLOCK]);
         }
     }
+}
+
+#[test]
+fn a_rank_may_put_from_its_window_while_it_waits_into_another_part() {
+    // Each rank waits (on one stream) for data into its first page, and puts (on
+    // another) from its second page: the wait's write covers only the first page, so
+    // the put does not wait for it, as it would not in NCCL.
+    let got = on_ranks(DriverKind::Sim, 2, Config::new(), move |me, dev, comm| {
+        let s = Stream::new(&dev).unwrap();
+        let (mut buf, win) = windowed(&comm, &dev, &s, 1);
+        buf.view_mut(BLOCK..2 * BLOCK)
+            .unwrap()
+            .fill(&s, 100 + me as i32)
+            .unwrap();
+        s.synchronize().unwrap();
+        let (waiting, putting) = (Stream::new(&dev).unwrap(), Stream::new(&dev).unwrap());
+        comm.wait_signal(
+            &mut buf.view_mut(0..BLOCK).unwrap(),
+            &[SignalWait::new(1 - me, 1)],
+            &waiting,
+        )
+        .unwrap();
+        comm.put_signal(
+            &buf.view(BLOCK..2 * BLOCK).unwrap(),
+            1 - me,
+            &win,
+            0,
+            &putting,
+        )
+        .unwrap();
+        putting.synchronize_timeout(SOON).unwrap();
+        waiting.synchronize_timeout(SOON).unwrap();
+        let v = buf.view(0..2).unwrap().to_vec(&s).unwrap();
+        drop(win);
+        comm.close().unwrap();
+        v
+    });
+    assert_eq!(got, vec![vec![101; 2], vec![100; 2]]);
+}
+
+#[test]
+fn registration_waits_for_the_buffers_pending_writes_so_no_put_is_overwritten() {
+    let got = on_ranks(DriverKind::Sim, 2, Config::new(), move |me, dev, comm| {
+        let s = Stream::new(&dev).unwrap();
+        let mut buf = DeviceBuffer::<i32>::alloc_nccl(&dev, 2 * BLOCK).unwrap();
+        if me == 1 {
+            // A late fill, still queued when the window is registered.
+            s.launch_host_fn(|| std::thread::sleep(Duration::from_millis(100)))
+                .unwrap();
+        }
+        buf.fill(&s, -1).unwrap();
+        let win = comm
+            .register_window(&buf, WindowFlags::new().symmetric())
+            .unwrap();
+        let v = if me == 0 {
+            buf.view_mut(BLOCK..2 * BLOCK).unwrap().fill(&s, 9).unwrap();
+            comm.put_signal(&buf.view(BLOCK..2 * BLOCK).unwrap(), 1, &win, 0, &s)
+                .unwrap();
+            Vec::new()
+        } else {
+            comm.wait_signal(
+                &mut buf.view_mut(0..BLOCK).unwrap(),
+                &[SignalWait::new(0, 1)],
+                &s,
+            )
+            .unwrap();
+            buf.view(0..4).unwrap().to_vec(&s).unwrap()
+        };
+        s.synchronize_timeout(SOON).unwrap();
+        drop(win);
+        comm.close().unwrap();
+        v
+    });
+    assert_eq!(got[1], vec![9; 4]);
 }

@@ -189,12 +189,18 @@ impl Communicator {
         result
     }
 
-    /// Every rank meets in a one-byte all-reduce on a stream of its own, under the
+    /// Every rank meets in a one-word all-reduce on a stream of its own, under the
     /// call timeout.
     pub(super) fn barrier(&self, op: &'static str) -> Result<()> {
+        self.meet(op, &[0]).map(drop)
+    }
+
+    /// Every rank meets in an all-reduce of `values` (the maximum of each across the
+    /// ranks, which it returns) on a stream of its own, under the call timeout.
+    pub(super) fn meet(&self, op: &'static str, values: &[u64]) -> Result<Vec<u64>> {
         refuse_in_group(op)?;
         let stream = Stream::new(&self.inner.device)?;
-        let mut one = DeviceBuffer::<u8>::zeroed(&stream, 1)?;
+        let mut one = DeviceBuffer::<u64>::from_slice(&stream, values)?;
         struct Leave;
         impl Drop for Leave {
             fn drop(&mut self) {
@@ -225,6 +231,7 @@ impl Communicator {
                 Error::Timeout { op, waited }
             }
             other => other,
-        })
+        })?;
+        one.to_vec(&stream)
     }
 }

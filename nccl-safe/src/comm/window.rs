@@ -79,6 +79,39 @@ pub struct Window {
 }
 
 impl Communicator {
+    /// Every rank meets after registering a window of `bytes` (`failed`: this rank
+    /// could not), and learns whether every rank registered one and, for a
+    /// symmetric window, whether all have one size.
+    fn agree_on_window(
+        &self,
+        op: &'static str,
+        bytes: usize,
+        failed: bool,
+        flags: WindowFlags,
+    ) -> Result<()> {
+        let b = bytes as u64;
+        let all = self.meet(op, &[b, u64::MAX - b, u64::from(failed)])?;
+        let (largest, smallest) = (all[0], u64::MAX - all[1]);
+        if all[2] != 0 && !failed {
+            return Err(Error::InvalidUsage {
+                op,
+                reason: "another rank could not register its window (the sim holds a \
+                         limited number of windows per communicator at once)"
+                    .into(),
+            });
+        }
+        if flags.symmetric && largest != smallest {
+            return Err(Error::InvalidArgument {
+                op,
+                reason: format!(
+                    "the ranks registered symmetric windows of {smallest} to {largest} bytes \
+                     (this rank {bytes}): a symmetric window has one size on every rank"
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Registers `buf` (a buffer or a view of one) as a window with every rank
     /// (`ncclCommWindowRegister`). Collective: every rank registers its buffer in the
     /// same order, and the call returns once all have.
@@ -163,16 +196,19 @@ impl Communicator {
                             .into(),
                     });
                 }
-                // Published for the peers' puts first, then every rank meets, as
-                // NCCL's ranks do: after the meeting every rank's window is there.
-                let handle = inner.imp.register_window(
-                    addr,
-                    bytes,
-                    flags.bits(),
-                    inner.config.call_timeout,
-                )?;
-                if let Err(e) = self.barrier(OP) {
-                    let _ = inner.imp.deregister_window(handle);
+                // Published for the peers' puts first; then every rank meets, as
+                // NCCL's ranks do, and learns whether all could register.
+                let made =
+                    inner
+                        .imp
+                        .register_window(addr, bytes, flags.bits(), inner.config.call_timeout);
+                let handle = *made.as_ref().unwrap_or(&0);
+                let agreed = self.agree_on_window(OP, bytes, made.is_err(), flags);
+                let failed = made.err().or(agreed.err());
+                if let Some(e) = failed {
+                    if handle != 0 {
+                        let _ = inner.imp.deregister_window(handle);
+                    }
                     return Err(e);
                 }
                 if inner.config.sim_no_symmetric {
@@ -182,20 +218,31 @@ impl Communicator {
                 handle
             }
             DriverKind::Cuda => {
-                let _fence = inner.fence_read();
-                let made =
+                let made = {
+                    let _fence = inner.fence_read();
                     inner
                         .imp
-                        .register_window(addr, bytes, flags.bits(), inner.config.call_timeout);
+                        .register_window(addr, bytes, flags.bits(), inner.config.call_timeout)
+                };
                 match made {
                     Ok(0) => return Err(no_window()),
-                    Ok(raw) => raw,
+                    Ok(raw) => {
+                        // NCCL registers a symmetric window of each rank's size, and a
+                        // peer's put is only bounded by this rank's: the ranks check
+                        // that the sizes agree (all of them, so all refuse together).
+                        if flags.symmetric {
+                            if let Err(e) = self.agree_on_window(OP, bytes, false, flags) {
+                                let _ = inner.imp.deregister_window(raw);
+                                return Err(e);
+                            }
+                        }
+                        raw
+                    }
                     Err(e) => {
                         // NCCL's registration is a group left in progress: nothing may
                         // be issued on the communicator before it ends, so it is
                         // aborted, as after a launch NCCL did not confirm.
                         if matches!(e, Error::Timeout { .. }) {
-                            drop(_fence);
                             let _ = inner.abort_now();
                         }
                         return Err(e);

@@ -789,7 +789,7 @@ impl CommImpl {
         timeout: Duration,
     ) -> Result<usize> {
         match self {
-            CommImpl::Sim(c) => c.register_window(addr, bytes),
+            CommImpl::Sim(c) => c.register_window(addr, bytes, flags & 0x01 != 0),
             CommImpl::Cuda { comm, device } => {
                 comm.register_window(device, addr, bytes, flags, timeout)
             }

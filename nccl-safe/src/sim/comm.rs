@@ -145,9 +145,9 @@ impl SimCommunicator {
     }
 
     /// Publishes a window of this rank for its peers' puts; its handle.
-    pub fn register_window(&self, addr: u64, bytes: usize) -> Result<usize> {
+    pub fn register_window(&self, addr: u64, bytes: usize, symmetric: bool) -> Result<usize> {
         let live = self.live("register_window")?.clone();
-        super::onesided::register_window(&live, addr, bytes)
+        super::onesided::register_window(&live, addr, bytes, symmetric)
     }
 
     /// Takes a window out of its peers' reach (nothing once the communicator is gone).

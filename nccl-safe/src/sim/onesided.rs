@@ -4,9 +4,9 @@
 //! what this rank's waits have asked of it so far, as NCCL's cumulative counters do.
 //!
 //! Windows are numbered in registration order, which is the same on every rank (the
-//! registration is collective). Each rank publishes its windows in the segment's
-//! table ([`WindowSlot`]), where a put finds the peer's window by number and checks
-//! its bounds when it runs. A window's release empties its slot first and waits for
+//! registration is collective). Each rank publishes its symmetric windows in the
+//! segment's table ([`WindowSlot`]), where a put finds the peer's window by number
+//! and checks its bounds when it runs. A window's release empties its slot first and waits for
 //! the puts writing into it, so no put writes into memory given back.
 
 use std::sync::Arc;
@@ -15,14 +15,20 @@ use std::sync::atomic::Ordering;
 use super::SimStream;
 use super::collective::fan_out;
 use super::live::Live;
-use super::segment::WINDOW_SLOTS;
+use super::segment::{WINDOW_SLOTS, WindowSlot};
 use super::task::wait;
 use crate::sync::lock;
 use crate::{Error, Result};
 
-/// Publishes this rank's new window (`bytes` at device address `addr`); its number
-/// plus one (never 0), the sim's window handle.
-pub(super) fn register_window(live: &Live, addr: u64, bytes: usize) -> Result<usize> {
+/// Registers this rank's next window (`bytes` at device address `addr`), published
+/// for the peers' puts when it is symmetric; its number plus one (never 0), the sim's
+/// window handle.
+pub(super) fn register_window(
+    live: &Live,
+    addr: u64,
+    bytes: usize,
+    symmetric: bool,
+) -> Result<usize> {
     let offset = live
         .device
         .resolve(addr, bytes)
@@ -31,36 +37,52 @@ pub(super) fn register_window(live: &Live, addr: u64, bytes: usize) -> Result<us
             reason,
         })?;
     let ordinal = live.window_seq.fetch_add(1, Ordering::AcqRel);
-    let slot = live.seg.window(live.rank, ordinal);
-    if slot.ordinal.load(Ordering::Acquire) != 0 {
-        return Err(Error::InvalidUsage {
-            op: "register_window",
-            reason: format!(
-                "the sim holds at most {WINDOW_SLOTS} windows of one communicator at once, \
-                 and window #{} is still registered",
-                slot.ordinal.load(Ordering::Acquire) - 1
-            ),
-        });
+    let handle = ordinal + 1;
+    if symmetric {
+        let free = (0..WINDOW_SLOTS)
+            .map(|i| live.seg.window(live.rank, i))
+            .find(|w| w.ordinal.load(Ordering::SeqCst) == 0);
+        let Some(slot) = free else {
+            return Err(Error::InvalidUsage {
+                op: "register_window",
+                reason: format!(
+                    "the sim holds at most {WINDOW_SLOTS} symmetric windows of one \
+                     communicator registered at once on a rank"
+                ),
+            });
+        };
+        slot.offset.store(offset, Ordering::Relaxed);
+        slot.bytes.store(bytes as u64, Ordering::Relaxed);
+        slot.ordinal.store(handle, Ordering::SeqCst);
     }
-    slot.offset.store(offset, Ordering::Relaxed);
-    slot.bytes.store(bytes as u64, Ordering::Relaxed);
-    slot.ordinal.store(ordinal + 1, Ordering::Release);
-    Ok(ordinal as usize + 1)
+    Ok(handle as usize)
 }
 
-/// Empties the slot of window `handle` (from [`register_window`]), then waits for the
-/// puts writing into it (each writes one block, without waiting on anything).
+/// Rank `rank`'s published window with handle `handle`, if it is registered.
+fn find(live: &Live, rank: usize, handle: usize) -> Option<&WindowSlot> {
+    (0..WINDOW_SLOTS)
+        .map(|i| live.seg.window(rank, i))
+        .find(|w| w.ordinal.load(Ordering::SeqCst) == handle as u64)
+}
+
+/// Takes window `handle` (from [`register_window`]) out of its peers' reach, then
+/// waits for the puts writing into it (each writes one block, without waiting on
+/// anything). A put whose process died mid-copy never finishes: the wait ends once
+/// a peer is seen gone.
 pub(super) fn release_window(live: &Live, handle: usize) {
-    let ordinal = handle as u64 - 1;
-    let slot = live.seg.window(live.rank, ordinal);
-    if slot
-        .ordinal
-        .compare_exchange(handle as u64, 0, Ordering::AcqRel, Ordering::Acquire)
-        .is_ok()
-    {
-        while slot.users.load(Ordering::Acquire) != 0 {
-            std::hint::spin_loop();
-            std::thread::yield_now();
+    let Some(slot) = find(live, live.rank, handle) else {
+        return;
+    };
+    slot.ordinal.store(0, Ordering::SeqCst);
+    let start = std::time::Instant::now();
+    while slot.users.load(Ordering::SeqCst) != 0 {
+        std::thread::yield_now();
+        if start.elapsed() > super::segment::LIVENESS_TICK {
+            let peers = || (0..live.size()).filter(|&r| r != live.rank);
+            live.look_at_peers(peers());
+            if live.blame(peers()).is_some() {
+                return;
+            }
         }
     }
 }
@@ -89,13 +111,16 @@ pub(super) fn put(live: &Arc<Live>, stream: &SimStream, put: Put) -> Result<()> 
         } = put;
         if let Some((addr, len)) = src {
             let ordinal = window as u64 - 1;
-            let slot = live.seg.window(peer, ordinal);
-            slot.users.fetch_add(1, Ordering::AcqRel);
+            let released =
+                || format!("put_signal to rank {peer}: its window #{ordinal} is released");
+            let slot = find(&live, peer, window).ok_or_else(released)?;
+            // Counted as writing first, then the slot checked again: a release that
+            // emptied it meanwhile is seen here, or waits for this put (both sides
+            // sequentially consistent).
+            slot.users.fetch_add(1, Ordering::SeqCst);
             let wrote = (|| {
-                if slot.ordinal.load(Ordering::Acquire) != window as u64 {
-                    return Err(format!(
-                        "put_signal to rank {peer}: its window #{ordinal} is released"
-                    ));
+                if slot.ordinal.load(Ordering::SeqCst) != window as u64 {
+                    return Err(released());
                 }
                 let bytes = slot.bytes.load(Ordering::Relaxed) as usize;
                 if offset > bytes || len > bytes - offset {
@@ -111,7 +136,7 @@ pub(super) fn put(live: &Arc<Live>, stream: &SimStream, put: Put) -> Result<()> 
                 fan_out(src, &[dst], len);
                 Ok(())
             })();
-            slot.users.fetch_sub(1, Ordering::AcqRel);
+            slot.users.fetch_sub(1, Ordering::SeqCst);
             wrote?;
         }
         live.seg.signals(peer, me).fetch_add(1, Ordering::AcqRel);

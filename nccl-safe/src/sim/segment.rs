@@ -33,8 +33,8 @@ pub(super) const SPLIT_SLOTS: usize = 4;
 pub(super) const LIVENESS_TICK: Duration = Duration::from_millis(50);
 /// Words of a caller's label kept per operation (for messages naming both sides).
 pub(super) const LABEL_WORDS: usize = 16;
-/// Windows one rank of a communicator may hold registered at once (the sim's table of
-/// them, which one-sided puts read).
+/// Symmetric windows one rank of a communicator may hold registered at once (the
+/// sim's table of them, which one-sided puts read).
 pub(super) const WINDOW_SLOTS: usize = 32;
 
 /// Rank states.
@@ -320,11 +320,10 @@ impl Segment {
         unsafe { self.at(self.layout.signals + (to * k + from) * size_of::<AtomicU64>()) }
     }
 
-    /// The slot of rank `rank`'s window number `ordinal` (slots are reused modulo
-    /// [`WINDOW_SLOTS`]).
-    pub fn window(&self, rank: usize, ordinal: u64) -> &WindowSlot {
-        assert!(rank < self.layout.n);
-        let index = rank * WINDOW_SLOTS + (ordinal as usize % WINDOW_SLOTS);
+    /// Slot `i` (below [`WINDOW_SLOTS`]) of rank `rank`'s table of windows.
+    pub fn window(&self, rank: usize, i: usize) -> &WindowSlot {
+        assert!(rank < self.layout.n && i < WINDOW_SLOTS);
+        let index = rank * WINDOW_SLOTS + i;
         // SAFETY: `n*WINDOW_SLOTS` slots laid out contiguously.
         unsafe { self.at(self.layout.windows + index * size_of::<WindowSlot>()) }
     }

@@ -440,3 +440,58 @@ fn registration_waits_for_the_buffers_pending_writes_so_no_put_is_overwritten() 
     });
     assert_eq!(got[1], vec![9; 4]);
 }
+
+#[test]
+fn ranks_agree_on_a_symmetric_windows_size_and_on_the_sims_window_limit() {
+    let got = on_ranks(DriverKind::Sim, 2, Config::new(), move |me, dev, comm| {
+        // Different sizes: every rank refuses, naming both.
+        let odd = DeviceBuffer::<u8>::alloc_nccl(&dev, 4096 * (me + 1)).unwrap();
+        let e = expect_err(
+            comm.register_window(&odd, WindowFlags::new().symmetric()),
+            "sizes",
+        );
+        assert!(
+            matches!(e, Error::InvalidArgument { .. })
+                && e.to_string()
+                    .contains("symmetric windows of 4096 to 8192 bytes"),
+            "{e}"
+        );
+        assert_eq!(comm.windows(), 0);
+        // The sim's table: 32 symmetric windows at once, then every rank refuses.
+        let pages: Vec<_> = (0..33)
+            .map(|_| DeviceBuffer::<u8>::alloc_nccl(&dev, 4096).unwrap())
+            .collect();
+        let mut held: Vec<Window> = pages[..32]
+            .iter()
+            .map(|p| {
+                comm.register_window(p, WindowFlags::new().symmetric())
+                    .unwrap()
+            })
+            .collect();
+        let e = expect_err(
+            comm.register_window(&pages[32], WindowFlags::new().symmetric()),
+            "33rd",
+        );
+        assert!(
+            e.to_string().contains("at most 32 symmetric windows"),
+            "{e}"
+        );
+        // Windows that are not symmetric take no place in it.
+        let plain = comm
+            .register_window(&pages[32], WindowFlags::new())
+            .unwrap();
+        // A released one makes room.
+        drop(held.remove(0));
+        drop(pages);
+        let again = DeviceBuffer::<u8>::alloc_nccl(&dev, 4096).unwrap();
+        held.push(
+            comm.register_window(&again, WindowFlags::new().symmetric())
+                .unwrap(),
+        );
+        let n = comm.windows();
+        drop((held, plain, again, odd));
+        comm.close().unwrap();
+        n
+    });
+    assert_eq!(got, vec![33, 33]); // 31 held, the plain one, the one made again
+}

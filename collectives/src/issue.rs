@@ -236,7 +236,10 @@ impl ProcessGroup {
                         Some((peer, send)) => {
                             lock(&inner.p2p_seq).insert((peer, send), seq + 1);
                         }
-                        None if one_sided.is_none() => inner.seq.store(seq + 1, Ordering::Release),
+                        // A library step (the warm-up) has no place in the sequence.
+                        None if one_sided.is_none() && library.is_none() => {
+                            inner.seq.store(seq + 1, Ordering::Release)
+                        }
                         None => {}
                     }
                     let err = Error::Mismatch {

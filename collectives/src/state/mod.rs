@@ -459,7 +459,6 @@ impl Inner {
         });
     }
 
-    /// Looks at one work: settles it when done or failed; `Ok(true)` when done.
     /// Whether NCCL has launched `w` (`None`: the group records no launch event for
     /// it); a first sighting is noted in the flight record. A completed operation was
     /// launched; a failed one answers from its event.
@@ -475,6 +474,7 @@ impl Inner {
         Some(seen)
     }
 
+    /// Looks at one work: settles it when done or failed; `Ok(true)` when done.
     pub(crate) fn observe(&self, w: &WorkState) -> Result<bool> {
         match lock(&w.outcome).clone() {
             Outcome::Done => return Ok(true),

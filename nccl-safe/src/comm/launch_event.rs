@@ -79,6 +79,10 @@ pub(crate) fn without_launch_event<R>(f: impl FnOnce() -> R) -> R {
 /// at any time. Recording the event elsewhere meanwhile makes its queries answer for
 /// that record instead, as CUDA events do.
 ///
+/// What records nothing: a collective of no elements (NCCL launches nothing for it,
+/// so an event never recorded reads as complete), a graph replay (it records the
+/// event chosen when it was captured) and the one-sided operations.
+///
 /// ```
 /// use nccl_safe::{with_launch_event, Communicator, Config, Device, DeviceBuffer,
 ///                 Event, Gate, ReduceOp, Stream, UniqueId};

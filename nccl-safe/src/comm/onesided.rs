@@ -57,6 +57,11 @@ impl Communicator {
     /// the buffer `peer` registered in the same call. `src` must itself lie inside a
     /// symmetric window of this communicator, as NCCL requires.
     ///
+    /// The peer's window must still be registered when the put runs: on the sim a put
+    /// into a released window fails its stream; on cuda nothing checks it, so a
+    /// program keeps each window until it has waited ([`Communicator::wait_signal`])
+    /// for every put into it.
+    ///
     /// ```
     /// use std::thread;
     /// use nccl_safe::{Communicator, Config, Device, DeviceBuffer, SignalWait, Stream,

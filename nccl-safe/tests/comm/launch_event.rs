@@ -60,24 +60,40 @@ fn values_with_launch_events_match_the_reference_on_one_to_eight_ranks() {
     for n in 1..=8 {
         let got = on_ranks(DriverKind::Sim, n, Config::new(), move |rank, dev, comm| {
             let s = Stream::new(&dev).unwrap();
-            let ev = Event::new(&dev, false).unwrap();
+            let evs: Vec<Event> = (0..3).map(|_| Event::new(&dev, false).unwrap()).collect();
             let mut x = DeviceBuffer::from_slice(&s, &[rank as i64 + 1; 5]).unwrap();
             let mut all = DeviceBuffer::<i64>::zeroed(&s, 5 * n).unwrap();
             let mut v = DeviceBuffer::<i64>::zeroed(&s, n * (n + 1) / 2).unwrap();
             let counts: Vec<usize> = (1..=n).collect();
             let mine = DeviceBuffer::from_slice(&s, &vec![rank as i64; rank + 1]).unwrap();
-            with_launch_event(&ev, || -> nccl_safe::Result<()> {
-                comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s)?;
-                // One event for a group of several collectives on one communicator.
+            // Everything behind a closed gate: no event may complete before it opens.
+            let gate = Gate::new(&dev).unwrap();
+            s.wait_gate(&gate).unwrap();
+            with_launch_event(&evs[0], || {
+                comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s)
+            })
+            .unwrap();
+            // One event for a group of several collectives on one communicator.
+            with_launch_event(&evs[1], || {
                 group(|_| {
                     comm.all_gather(&x, &mut all, &s)?;
                     comm.broadcast(&mut x, n - 1, &s)
-                })?;
-                // A v-collective made of broadcasts records it too.
+                })
+            })
+            .unwrap();
+            // A v-collective made of broadcasts records it too.
+            with_launch_event(&evs[2], || {
                 comm.all_gather_v(&mine, &mut v, &Blocks::packed(&counts).unwrap(), &s)
             })
             .unwrap();
-            ev.synchronize_timeout(SOON).unwrap();
+            std::thread::sleep(Duration::from_millis(20));
+            for (i, ev) in evs.iter().enumerate() {
+                assert!(!ev.query().unwrap(), "event {i} before the gate opened");
+            }
+            gate.open();
+            for ev in &evs {
+                ev.synchronize_timeout(SOON).unwrap();
+            }
             s.synchronize_timeout(SOON).unwrap();
             let got = (
                 x.to_vec(&s).unwrap(),

@@ -65,15 +65,16 @@ pub(crate) fn without_launch_event<R>(f: impl FnOnce() -> R) -> R {
 ///
 /// Rules, each a typed error of the call that breaks it:
 /// - the event is made without timing (`Event::new(device, false)`), on the
-///   communicator's device ([`Error::InvalidArgument`], [`Error::WrongDevice`]);
-/// - a launch records at most one event ([`Error::InvalidArgument`]);
+///   communicator's device ([`Error::InvalidArgument`](crate::Error::InvalidArgument),
+///   [`Error::WrongDevice`](crate::Error::WrongDevice));
+/// - a launch records at most one event ([`Error::InvalidArgument`](crate::Error::InvalidArgument));
 /// - a launch of only sends and receives records none: NCCL attaches the event
 ///   through a collective's per-call config, which they do not take
-///   ([`Error::InvalidArgument`]);
+///   ([`Error::InvalidArgument`](crate::Error::InvalidArgument));
 /// - the loaded NCCL (or the version the sim emulates) is 2.32.3 or later
-///   ([`Error::UnsupportedByNccl`]);
+///   ([`Error::UnsupportedByNccl`](crate::Error::UnsupportedByNccl));
 /// - every rank attaches an event to the same collective, or none does (NCCL's rule;
-///   the sim reports a rank that differs as an [`Error::Mismatch`]).
+///   the sim reports a rank that differs as an [`Error::Mismatch`](crate::Error::Mismatch)).
 ///
 /// The launch keeps the event alive until it completes, so the event may be dropped
 /// at any time. Recording the event elsewhere meanwhile makes its queries answer for

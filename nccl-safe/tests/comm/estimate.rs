@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::common::expect_err;
+use crate::common::{assert_unsupported, expect_err};
 use crate::on_ranks;
 use nccl_safe::{
     Blocks, Communicator, Config, Device, DeviceBuffer, DriverKind, Error, ReduceOp,
@@ -107,16 +107,7 @@ fn estimates_that_cannot_be_made_are_refused() {
         estimate(|_| old.all_reduce_in_place(&mut x, ReduceOp::Sum, &s)),
         "old NCCL",
     );
-    assert!(
-        matches!(
-            e,
-            Error::UnsupportedByNccl {
-                feature: "group cost estimate",
-                ..
-            }
-        ) && e.to_string().contains("2.22.3"),
-        "{e}"
-    );
+    assert_unsupported(&e, "group cost estimate", "2.22.3");
     let comm = one(&Config::new());
     let e = expect_err(
         group(|_| estimate(|_| comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s)).map(drop)),

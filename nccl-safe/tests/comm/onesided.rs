@@ -6,7 +6,7 @@
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
-use crate::common::{expect_err, one_rank};
+use crate::common::{assert_unsupported, expect_err, one_rank};
 use crate::on_ranks;
 use nccl_safe::{
     Communicator, Config, Device, DeviceBuffer, DriverKind, Error, SignalWait, Stream, UniqueId,
@@ -241,16 +241,7 @@ fn breaking_nccls_rules_is_a_typed_error() {
         &Config::new().emulate_nccl_version(Version::new(2, 29, 1)),
     );
     let e = expect_err(old.signal(0, &s), "old NCCL");
-    assert!(
-        matches!(
-            e,
-            Error::UnsupportedByNccl {
-                feature: "one-sided put and signal",
-                ..
-            }
-        ) && e.to_string().contains("2.29.2"),
-        "{e}"
-    );
+    assert_unsupported(&e, "one-sided put and signal", "2.29.2");
     // Nothing was enqueued by the refusals: one put to itself and its wait.
     comm.put_signal(&buf.view(BLOCK..2 * BLOCK).unwrap(), 0, &win, 0, &s)
         .unwrap();

@@ -66,6 +66,16 @@ pub fn expect_err<T: std::fmt::Debug>(r: Result<T, Error>, what: &str) -> Error 
     }
 }
 
+/// Asserts that `e` refuses `feature` as the loaded (or emulated) NCCL's lack, naming
+/// `needs`, the release that brings it.
+pub fn assert_unsupported(e: &Error, feature: &str, needs: &str) {
+    assert!(
+        matches!(e, Error::UnsupportedByNccl { feature: f, .. } if *f == feature)
+            && e.to_string().contains(needs),
+        "{feature} needs {needs}: {e}"
+    );
+}
+
 /// Asserts that `stream` is held back: it cannot finish within a short wait. With
 /// correct ordering it never finishes before its gate opens, so this never fails
 /// spuriously; work that wrongly skips the wait finishes well within it.

@@ -250,7 +250,10 @@ fn a_silent_connection_is_closed_at_the_hello_deadline() {
 #[test]
 fn a_crowd_connecting_at_once_is_served_though_few_may_wait_for_their_hello() {
     // 8 may wait for their hello; 200 clients connect at the same moment. The ones
-    // closed to make room are told the server is busy, and retry.
+    // closed to make room are told the server is busy, and retry. What is asserted is
+    // that every one is served in the end, not how soon: the connect timeout is a
+    // launcher's (minutes), since on a loaded 2-core CI machine a client's ninth try
+    // can come after the 2 s that the other tests allow (seen once in CI).
     let srv = server(ServerOptions::new().max_pending(8));
     let addr = srv.local_addr().to_string();
     let start = std::sync::Barrier::new(200);
@@ -259,7 +262,8 @@ fn a_crowd_connecting_at_once_is_served_though_few_may_wait_for_their_hello() {
             .map(|_| {
                 s.spawn(|| {
                     start.wait();
-                    let c = TcpStore::connect(&addr, client_options())?;
+                    let patient = client_options().connect_timeout(Duration::from_secs(120));
+                    let c = TcpStore::connect(&addr, patient)?;
                     c.add("arrived", 1).map(|_| ())
                 })
             })

@@ -68,7 +68,7 @@ pub use comm::{
     AbortHandle, Blocks, Communicator, Graph, Group, GrowId, MemStats, RankMap, ReduceOp,
     Registration, Revoked, SIM_LINK_BANDWIDTH, SIM_STEP_LATENCY, Shrunk, SignalWait,
     WINDOW_ALIGNMENT, Window, WindowFlags, estimate, group, wait_for_teardowns, with_call_label,
-    with_checked_call_label, with_launch_event,
+    with_checked_call_label, with_completion_event, with_launch_event,
 };
 pub use device::Device;
 pub use driver::{DriverSelection, selected_driver};

@@ -383,6 +383,9 @@ pub struct Event {
     /// it alive until the launch completes (see `comm::launch_event`).
     imp: SharedEvent,
     timing: bool,
+    /// The event recorded after a launch (see
+    /// [`with_completion_event`](crate::with_completion_event)): never recorded again.
+    fixed: bool,
 }
 
 impl Event {
@@ -398,7 +401,24 @@ impl Event {
             device: device.clone(),
             imp: Arc::new(Deferred::new(imp)),
             timing,
+            fixed: false,
         })
+    }
+
+    /// The event the library recorded after a launch on `device`, handed to a caller
+    /// that may wait for it but not record it again.
+    pub(crate) fn of_launch(device: &Device, imp: SharedEvent) -> Event {
+        Event {
+            device: device.clone(),
+            imp,
+            timing: false,
+            fixed: true,
+        }
+    }
+
+    /// Whether it is a launch's own event, which is never recorded again.
+    pub(crate) fn fixed(&self) -> bool {
+        self.fixed
     }
 
     /// The driver's event, shared.
@@ -415,8 +435,21 @@ impl Event {
     ///
     /// # Errors
     ///
-    /// [`Error::WrongDevice`] for a stream of another device.
+    /// [`Error::WrongDevice`] for a stream of another device;
+    /// [`Error::InvalidUsage`] for an event from
+    /// [`with_completion_event`](crate::with_completion_event) (the library's own
+    /// record of a launch, which orders that launch's buffers).
     pub fn record(&self, stream: &Stream) -> Result<()> {
+        if self.fixed {
+            return Err(Error::InvalidUsage {
+                op: "event record",
+                reason: "this event is the one recorded after a launch (from \
+                         with_completion_event); the library orders that launch's \
+                         buffers by it, so it is never recorded again: make an Event \
+                         of your own"
+                    .into(),
+            });
+        }
         check_same_device("event record", &self.device, stream.device())?;
         stream.inner.imp.record(&self.imp)
     }
@@ -429,6 +462,27 @@ impl Event {
     /// A driver error.
     pub fn query(&self) -> Result<bool> {
         self.imp.query()
+    }
+
+    /// Runs `f` on a thread of this library once the work before the event's most
+    /// recent record has completed, also when that work failed (ask the stream for
+    /// its error); on the sim at once, on this thread, when it already has. Costs no event and no
+    /// stream operation of its own, where [`Stream::on_complete`] costs both on cuda.
+    /// On cuda the event is polled, so a later record of it, made before `f` ran,
+    /// delays `f` until that record completes; on the sim `f` keeps to the record
+    /// made before the call.
+    ///
+    /// ```
+    /// use nccl_safe::{Device, Stream};
+    /// let stream = Stream::new(&Device::sim(0)?)?;
+    /// let event = stream.record_event()?;
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// event.on_complete(move || tx.send("done").unwrap());
+    /// assert_eq!(rx.recv().unwrap(), "done");
+    /// # Ok::<(), nccl_safe::Error>(())
+    /// ```
+    pub fn on_complete(&self, f: impl FnOnce() + Send + 'static) {
+        EventImpl::on_complete(&self.imp, Box::new(f));
     }
 
     /// Blocks until the most recent record has completed.

@@ -8,7 +8,7 @@
 //! grow in `comm/reshape.rs`; the v-collectives in `comm/vcoll.rs`; suspend and resume in `comm/suspend.rs`; cost estimates in `comm/estimate.rs`; NCCL's memory and registration in
 //! `comm/register.rs`; windows in `comm/window.rs`;
 //! per-call configs in `comm/coll_config.rs`; launch-completion events in
-//! `comm/launch_event.rs`; one-sided puts and signals in `comm/onesided.rs`; graphs in
+//! `comm/launch_event.rs`; completion events in `comm/completion.rs`; one-sided puts and signals in `comm/onesided.rs`; graphs in
 //! `comm/graph.rs`.
 
 mod common;
@@ -20,6 +20,8 @@ use nccl_safe::{Communicator, Config, Device, DriverKind, UniqueId};
 
 #[path = "comm/coll_config.rs"]
 mod coll_config;
+#[path = "comm/completion.rs"]
+mod completion;
 #[path = "comm/errors.rs"]
 mod errors;
 #[path = "comm/estimate.rs"]

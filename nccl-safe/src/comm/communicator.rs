@@ -436,6 +436,7 @@ impl CommInner {
             Some(e) => e,
             None => stream.inner.record_new()?,
         };
+        super::completion::offer(stream, &event);
         let launched = Launched {
             event,
             failure: stream.inner.failure.clone(),
@@ -844,6 +845,13 @@ pub(super) fn select_launch_event(
         );
     }
     check_same_device("launch event", device, &first.device)?;
+    if first.fixed {
+        return bad(
+            "the launch event is the one recorded after an earlier launch (from \
+             with_completion_event), which is never recorded again: make an Event of \
+             your own",
+        );
+    }
     if first.timing {
         return bad(
             "the launch event was made with timing (Event::new(device, true)); NCCL records \

@@ -23,6 +23,8 @@ pub(crate) struct Mark {
     pub(super) event: SharedEvent,
     pub(super) device: Device,
     pub(super) timing: bool,
+    /// A launch's own event ([`Event::of_launch`]), which must not be recorded again.
+    pub(super) fixed: bool,
 }
 
 thread_local! {
@@ -107,6 +109,7 @@ pub fn with_launch_event<R>(event: &Event, f: impl FnOnce() -> R) -> R {
             event: event.shared().clone(),
             device: event.device().clone(),
             timing: event.timing(),
+            fixed: event.fixed(),
         }),
         f,
     )

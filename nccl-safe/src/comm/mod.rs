@@ -5,11 +5,13 @@
 //! - `collectives.rs`: the collectives, point-to-point, [`ReduceOp`];
 //! - `group.rs`: [`group`];
 //! - `launch_event.rs`: [`with_launch_event`], NCCL's launch-completion events;
+//! - `completion.rs`: [`with_completion_event`], the event recorded after a launch;
 //! - `onesided.rs`: puts, signals and waits on windows ([`SignalWait`]);
 //! - `reshape.rs`: revoke, shrink and grow ([`Revoked`], [`Shrunk`], [`GrowId`]).
 
 mod collectives;
 mod communicator;
+mod completion;
 mod estimate;
 mod graph;
 mod group;
@@ -27,6 +29,7 @@ mod window;
 
 pub use collectives::ReduceOp;
 pub use communicator::{AbortHandle, Communicator, wait_for_teardowns};
+pub use completion::with_completion_event;
 pub use estimate::{SIM_LINK_BANDWIDTH, SIM_STEP_LATENCY, estimate};
 pub use graph::Graph;
 pub use group::{Group, group};

@@ -207,7 +207,7 @@ fn child() {
             comm.wait_ready(PATIENCE).unwrap();
             let x = DeviceBuffer::from_slice(&s, &[1.0f32; 4]).unwrap();
             let mut y = DeviceBuffer::<f32>::zeroed(&s, 8).unwrap();
-            let r = nccl_safe::with_call_label(&format!("rank {rank}'s call"), || {
+            let r = nccl_safe::with_call_label(format!("rank {rank}'s call"), || {
                 if rank == 1 {
                     comm.all_gather(&x, &mut y, &s)
                 } else {

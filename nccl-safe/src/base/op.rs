@@ -123,6 +123,35 @@ impl fmt::Display for OpDesc {
     }
 }
 
+/// The label of an operation (see [`with_call_label`](crate::with_call_label)),
+/// shared between the operations it is attached to; reads as `""` when none was set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CallLabel(Option<std::sync::Arc<str>>);
+
+impl CallLabel {
+    /// No label.
+    pub const NONE: CallLabel = CallLabel(None);
+
+    /// `text` as a label (empty text is none).
+    pub fn new(text: std::sync::Arc<str>) -> CallLabel {
+        CallLabel((!text.is_empty()).then_some(text))
+    }
+}
+
+impl std::ops::Deref for CallLabel {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.0.as_deref().unwrap_or("")
+    }
+}
+
+impl From<&str> for CallLabel {
+    fn from(text: &str) -> CallLabel {
+        CallLabel::new(text.into())
+    }
+}
+
 /// One operation of a launch (a launch is one operation, or a group of them).
 #[derive(Clone, Debug)]
 pub(crate) struct LaunchOp {
@@ -135,7 +164,7 @@ pub(crate) struct LaunchOp {
     pub scalar: Option<u64>,
     /// The caller's label (e.g. `all_reduce #7 at train.rs:57`), for messages that
     /// name both sides of a mismatch; empty when none was set.
-    pub label: String,
+    pub label: CallLabel,
     /// The checked call site's number (0: unchecked), see
     /// [`with_checked_call_label`](crate::with_checked_call_label).
     pub site: u32,

@@ -3,29 +3,35 @@
 //! operation so that a mismatch names both sides' call sites.
 
 use std::cell::RefCell;
+use std::sync::Arc;
+
+use crate::base::op::CallLabel;
 
 thread_local! {
-    static LABEL: RefCell<String> = const { RefCell::new(String::new()) };
+    static LABEL: RefCell<CallLabel> = const { RefCell::new(CallLabel::NONE) };
     static SITE: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
 /// Runs `f` with `label` attached to every operation it issues on this thread (on the
 /// sim, a mismatch names the label of both sides; NCCL ignores labels).
 ///
+/// The label is a `&str`, a `String` or an `Arc<str>`; the operations share it, so
+/// an `Arc<str>` made once is attached without copying its text.
+///
 /// ```
 /// let x = nccl_safe::with_call_label("all_reduce #1 at train.rs:57", || 41 + 1);
 /// assert_eq!(x, 42);
 /// ```
-pub fn with_call_label<R>(label: &str, f: impl FnOnce() -> R) -> R {
-    struct Restore(String);
+pub fn with_call_label<R>(label: impl Into<Arc<str>>, f: impl FnOnce() -> R) -> R {
+    struct Restore(CallLabel);
     impl Drop for Restore {
         fn drop(&mut self) {
             let old = std::mem::take(&mut self.0);
             LABEL.with(|l| *l.borrow_mut() = old);
         }
     }
-    let _restore =
-        Restore(LABEL.with(|l| std::mem::replace(&mut *l.borrow_mut(), label.to_string())));
+    let label = CallLabel::new(label.into());
+    let _restore = Restore(LABEL.with(|l| std::mem::replace(&mut *l.borrow_mut(), label)));
     f()
 }
 
@@ -40,7 +46,11 @@ pub fn with_call_label<R>(label: &str, f: impl FnOnce() -> R) -> R {
 /// let x = nccl_safe::with_checked_call_label("all_reduce #1 at train.rs:57", "train.rs:57", || 7);
 /// assert_eq!(x, 7);
 /// ```
-pub fn with_checked_call_label<R>(label: &str, site: &str, f: impl FnOnce() -> R) -> R {
+pub fn with_checked_call_label<R>(
+    label: impl Into<Arc<str>>,
+    site: &str,
+    f: impl FnOnce() -> R,
+) -> R {
     struct Restore(u32);
     impl Drop for Restore {
         fn drop(&mut self) {
@@ -61,7 +71,7 @@ fn site_key(site: &str) -> u32 {
 }
 
 /// The label in effect on this thread.
-pub(crate) fn current() -> String {
+pub(crate) fn current() -> CallLabel {
     LABEL.with(|l| l.borrow().clone())
 }
 

@@ -214,7 +214,7 @@ impl Communicator {
         // applies.
         let issued = crate::base::coll_config::without_coll_config(|| {
             super::launch_event::without_launch_event(|| {
-                super::with_call_label(&label, || {
+                super::with_call_label(label.as_str(), || {
                     self.all_reduce_in_place(&mut one, ReduceOp::Max, &stream)
                 })
             })

@@ -62,9 +62,9 @@ impl Inner {
             Ok(v) => Some(Error::NonFinite {
                 group: self.options.name.clone(),
                 rank: self.rank,
-                op: w.op.clone(),
+                op: w.op.to_string(),
                 seq: w.seq,
-                call_site: w.call_site.clone(),
+                call_site: w.call_site.to_string(),
                 index: v[0],
             }),
             Err(e) => {

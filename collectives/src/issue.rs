@@ -2,6 +2,10 @@
 //! (the issuing thread's mark, readiness, room, hooks, the flight record, the NaN
 //! scan, the launch, the `Work`).
 
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::panic::Location;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -11,7 +15,7 @@ use nccl_safe::{Communicator, Stream};
 use crate::finite::Scan;
 use crate::hooks::{HookEvent, HookOp, HookPoint};
 use crate::process_group::{OpInfo, ProcessGroup};
-use crate::recorder::{Entry, State, now_ms};
+use crate::recorder::{Record, State, now_ms};
 use crate::state::{Caller, Inner, Outcome, WorkState, lock};
 use crate::work::Work;
 use crate::{Error, Result};
@@ -30,11 +34,81 @@ const LAUNCH_EVENT_OPS: [&str; 8] = [
     "scatter",
 ];
 
+/// The last call site asked for (the address of its `Location`, its text), and every
+/// one so far.
+type Sites = (usize, Option<Arc<str>>, HashMap<usize, Arc<str>>);
+
+thread_local! {
+    /// The call sites this thread has issued from, as text (`file:line`), by the
+    /// address of their `Location`: formatted once per site, then shared; and the
+    /// last one asked for, which a loop asks for again.
+    static SITES: RefCell<Sites> = RefCell::new((0, None, HashMap::new()));
+    /// The text of the label being made (its allocation is kept between calls).
+    static LABEL: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// `site` as `file:line`, shared: an operation's call site goes into its flight
+/// record, its `Work`, its label and the issuing mark, and a program issues from a
+/// few sites many times, so each site's text is made once per thread.
+pub(crate) fn call_site_of(site: &'static Location<'static>) -> Arc<str> {
+    let key = std::ptr::from_ref(site) as usize;
+    SITES.with(|m| {
+        let (last_key, last, all) = &mut *m.borrow_mut();
+        if let Some(text) = last.as_ref().filter(|_| *last_key == key) {
+            return text.clone();
+        }
+        let text = all
+            .entry(key)
+            .or_insert_with(|| Arc::from(format!("{}:{}", site.file(), site.line())))
+            .clone();
+        (*last_key, *last) = (key, Some(text.clone()));
+        text
+    })
+}
+
+/// Appends `n` in decimal.
+fn push_decimal(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
+}
+
+/// The label the sim keeps beside an operation for mismatch messages: `op #seq at
+/// site (rank r of group)`, written without the formatting machinery (it is made
+/// for every operation) into one allocation.
+fn label_of(op: &str, seq: u64, call_site: &str, rank: usize, group: &str) -> Arc<str> {
+    LABEL.with(|l| {
+        let l = &mut *l.borrow_mut();
+        l.clear();
+        l.push_str(op);
+        l.push_str(" #");
+        push_decimal(l, seq);
+        l.push_str(" at ");
+        l.push_str(call_site);
+        l.push_str(" (rank ");
+        push_decimal(l, rank as u64);
+        l.push_str(" of ");
+        l.push_str(group);
+        l.push(')');
+        Arc::from(l.as_str())
+    })
+}
+
 impl ProcessGroup {
     /// Marks this thread as issuing; refuses a second thread, and a switch of threads
     /// while the first one's operations are in flight (the ranks could not agree on
     /// one order of calls made from several threads).
-    pub(crate) fn enter(&self, site: &str) -> Result<Issuing<'_>> {
+    pub(crate) fn enter(&self, site: &Arc<str>) -> Result<Issuing<'_>> {
         let inner = &self.inner;
         let me = std::thread::current().id();
         let mut cur = lock(&inner.issuing);
@@ -49,7 +123,7 @@ impl ProcessGroup {
                 group: inner.options.name.clone(),
                 rank: inner.rank,
                 call_site: site.to_string(),
-                other_call_site: c.site.clone(),
+                other_call_site: c.site.to_string(),
                 reason: "two threads issued operations at the same time; every rank must \
                          issue them in one order, which threads cannot guarantee"
                     .into(),
@@ -60,10 +134,10 @@ impl ProcessGroup {
         let switched = lock(&inner.last_issuer)
             .as_ref()
             .filter(|l| l.thread != me && !inner.turns.load(Ordering::Acquire))
-            .map(|l| l.site.clone());
+            .map(|l| l.site.to_string());
         *cur = Some(Caller {
             thread: me,
-            site: site.to_string(),
+            site: site.clone(),
         });
         drop(cur);
         if let Some(other_call_site) = switched {
@@ -113,9 +187,9 @@ impl ProcessGroup {
             library,
         } = info;
         let inner = &self.inner;
-        let call_site = match library {
-            Some(step) => step.to_string(),
-            None => format!("{}:{}", site.file(), site.line()),
+        let call_site: Arc<str> = match library {
+            Some(step) => Arc::from(step),
+            None => call_site_of(site),
         };
         let _issuing = self.enter(&call_site)?;
         if let Some(e) = inner.refusal(op, &call_site) {
@@ -146,7 +220,7 @@ impl ProcessGroup {
             op: Some(HookOp {
                 op: op.to_string(),
                 seq,
-                call_site: call_site.clone(),
+                call_site: call_site.to_string(),
                 dtype: dtype.to_string(),
                 count,
                 age: Duration::ZERO,
@@ -171,23 +245,20 @@ impl ProcessGroup {
         // A launch-completion event, for the collectives NCCL launches as one call
         // (not point-to-point, the v-collectives, graphs, `grouped` or the library's
         // own steps).
-        let launch = if inner.options.launch_events
-            && p2p.is_none()
-            && library.is_none()
-            && LAUNCH_EVENT_OPS.contains(&op)
-        {
+        let single = p2p.is_none() && library.is_none() && LAUNCH_EVENT_OPS.contains(&op);
+        let launch = if inner.options.launch_events && single {
             Some(nccl_safe::Event::new(inner.stream.device(), false)?)
         } else {
             None
         };
         let recorded = Recorded {
             inner,
-            id: inner.recorder.push(Entry {
+            id: inner.recorder.push(Record {
                 record_id: 0, // numbered by the recorder
                 seq: (p2p_key.is_none() && !(library.is_some() && op != "warmup")).then_some(seq),
                 p2p: p2p_key,
-                op: op.to_string(),
-                dtype: dtype.to_string(),
+                op: Cow::Borrowed(op),
+                dtype: Cow::Borrowed(dtype.name()),
                 count,
                 out_count,
                 root,
@@ -200,10 +271,8 @@ impl ProcessGroup {
             }),
             launched: false,
         };
-        let label = format!(
-            "{op} #{seq} at {call_site} (rank {} of {})",
-            inner.rank, inner.options.name
-        );
+        // Only the sim reads labels (for its mismatch messages); NCCL has none.
+        let labelled = inner.stream.device().driver() == nccl_safe::DriverKind::Sim;
         let mut scan = Scan::new(inner);
         let run = || {
             inner
@@ -220,10 +289,24 @@ impl ProcessGroup {
                     })
                 })
         };
-        let launched = if inner.options.check_call_sites {
-            nccl_safe::with_checked_call_label(&label, &call_site, run)
+        let labelled_run = || {
+            if !labelled {
+                return run();
+            }
+            let label = label_of(op, seq, &call_site, inner.rank, &inner.options.name);
+            if inner.options.check_call_sites {
+                nccl_safe::with_checked_call_label(label, &call_site, run)
+            } else {
+                nccl_safe::with_call_label(label, run)
+            }
+        };
+        // A collective that is one launch takes the event recorded after it as its
+        // completion event; other operations (several launches, or work after one)
+        // record their own below.
+        let (launched, completion) = if single {
+            nccl_safe::with_completion_event(labelled_run)
         } else {
-            nccl_safe::with_call_label(&label, run)
+            (labelled_run(), None)
         };
         if let Err(e) = launched {
             return Err(match e {
@@ -247,7 +330,7 @@ impl ProcessGroup {
                         rank: inner.rank,
                         op: op.to_string(),
                         seq,
-                        call_site,
+                        call_site: call_site.to_string(),
                         detail: format!("mismatch in {what}: {detail}"),
                     };
                     inner.fail(None, err.clone(), "mismatch");
@@ -272,9 +355,12 @@ impl ProcessGroup {
             (None, None) if library.is_none() => inner.seq.store(seq + 1, Ordering::Release),
             (None, None) => {}
         }
-        let event = inner.stream.record_event()?;
+        let event = match completion {
+            Some(e) => e,
+            None => inner.stream.record_event()?,
+        };
         let state = Arc::new(WorkState {
-            op: op.to_string(),
+            op,
             seq,
             call_site,
             dtype,
@@ -294,11 +380,11 @@ impl ProcessGroup {
         });
         // Waiters wake when the operation completes, not on a tick.
         let weak = Arc::downgrade(&state);
-        inner.stream.on_complete(move || {
+        state.event.on_complete(move || {
             if let Some(s) = weak.upgrade() {
                 s.notify();
             }
-        })?;
+        });
         lock(&inner.pending).push_back(state.clone());
         // Aborted meanwhile (by another thread, or the watchdog) after the pending works
         // were failed: this one is failed here, or nothing would ever settle it.

@@ -47,7 +47,7 @@ impl std::fmt::Debug for Work {
 impl Work {
     /// The operation's name.
     pub fn op(&self) -> &str {
-        &self.state.op
+        self.state.op
     }
 
     /// Its sequence number in the group.
@@ -133,7 +133,7 @@ impl Work {
         let _span = crate::trace::wait(
             &self.group.options.name,
             self.group.rank,
-            &self.state.op,
+            self.state.op,
             self.state.seq,
             &self.state.call_site,
         );

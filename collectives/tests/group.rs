@@ -70,3 +70,42 @@ fn group_types_cross_threads() {
     assert_send::<Error>();
     assert_sync::<Error>();
 }
+
+#[test]
+fn each_operation_names_its_own_call_site_in_its_work_and_record() {
+    // Call sites are made into text once per site and shared: two sites issued in
+    // turn, from a helper's caller too, must each keep their own line.
+    #[track_caller]
+    fn from_caller(pg: &ProcessGroup, x: &mut DeviceBuffer<f32>) -> collectives::Work {
+        pg.all_reduce(x, ReduceOp::Sum).unwrap()
+    }
+    on_ranks(6, 1, Options::new(), |_, pg| {
+        let s = Stream::new(pg.device()).unwrap();
+        let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 2]).unwrap();
+        s.synchronize().unwrap();
+        let here = line!();
+        let mut works = WorkSet::new();
+        let mut sites = Vec::new();
+        for _ in 0..3 {
+            let a = pg.all_reduce(&mut x, ReduceOp::Sum).unwrap(); // here + 4
+            let b = from_caller(&pg, &mut x); // here + 5
+            sites.push(a.call_site().to_string());
+            sites.push(b.call_site().to_string());
+            works.push(a);
+            works.push(b);
+        }
+        works.wait_host(PATIENCE).unwrap();
+        let file = file!();
+        let want: Vec<String> = (0..6)
+            .map(|i| format!("{file}:{}", here + 4 + (i % 2)))
+            .collect();
+        assert_eq!(sites, want);
+        let recorded: Vec<String> = pg
+            .flight_record()
+            .iter()
+            .filter(|e| e.op == "all_reduce")
+            .map(|e| e.call_site.clone())
+            .collect();
+        assert_eq!(recorded, want);
+    });
+}

@@ -126,7 +126,7 @@ impl ProcessGroup {
         let size = inner.size + waiting;
         let seq = inner.seq.load(std::sync::atomic::Ordering::Acquire);
         let epoch = inner.epoch + 1;
-        let _issuing = self.enter(&format!("{}:{}", site.file(), site.line()))?;
+        let _issuing = self.enter(&crate::issue::call_site_of(site))?;
         let made = if inner.rank == 0 {
             let id = self.inner.with_comm(|c| c.grow_id()).ok_or_else(|| {
                 self.reshape_error("admit", "the group was replaced".into(), vec![])
@@ -216,7 +216,7 @@ impl ProcessGroup {
     pub fn grow(&self, size: usize, id: Option<&GrowId>) -> Result<ProcessGroup> {
         let site = Location::caller();
         let inner = &self.inner;
-        let site_text = format!("{}:{}", site.file(), site.line());
+        let site_text = crate::issue::call_site_of(site);
         let _issuing = self.enter(&site_text)?;
         let options = inner.options.clone();
         let config = group_config(&options);

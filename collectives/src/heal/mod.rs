@@ -341,11 +341,11 @@ impl ProcessGroup {
     fn shrink_to(
         &self,
         excluded: &[usize],
-        site: &Location<'_>,
+        site: &'static Location<'static>,
         js: Option<JobStore>,
     ) -> Result<ProcessGroup> {
         let inner = &self.inner;
-        let _issuing = self.enter(&format!("{}:{}", site.file(), site.line()))?;
+        let _issuing = self.enter(&crate::issue::call_site_of(site))?;
         let options = inner.options.clone();
         let config = group_config(&options);
         let epoch = inner.epoch + 1;

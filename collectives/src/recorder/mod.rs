@@ -4,9 +4,10 @@
 pub(crate) mod pickle;
 pub(crate) mod torch;
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -174,12 +175,79 @@ pub(crate) struct GroupFacts {
     pub comm_lib: String,
 }
 
+/// An [`Entry`] as the recorder keeps it: the operation's name and element type are
+/// the library's own static strings and the call site is shared with the `Work`, so
+/// recording an operation copies no text (an [`Entry`] is made when one is read).
+#[derive(Clone, Debug)]
+pub(crate) struct Record {
+    pub record_id: u64,
+    pub seq: Option<u64>,
+    pub p2p: Option<(usize, u64)>,
+    pub op: Cow<'static, str>,
+    pub dtype: Cow<'static, str>,
+    pub count: usize,
+    pub out_count: Option<usize>,
+    pub root: Option<usize>,
+    pub call_site: Arc<str>,
+    pub enqueued_ms: u64,
+    pub completed_ms: Option<u64>,
+    pub tracks_launch: bool,
+    pub started_ms: Option<u64>,
+    pub state: State,
+}
+
+impl Record {
+    fn is_pending(&self) -> bool {
+        self.state == State::Scheduled
+    }
+
+    fn to_entry(&self) -> Entry {
+        Entry {
+            record_id: self.record_id,
+            seq: self.seq,
+            p2p: self.p2p,
+            op: self.op.to_string(),
+            dtype: self.dtype.to_string(),
+            count: self.count,
+            out_count: self.out_count,
+            root: self.root,
+            call_site: self.call_site.to_string(),
+            enqueued_ms: self.enqueued_ms,
+            completed_ms: self.completed_ms,
+            tracks_launch: self.tracks_launch,
+            started_ms: self.started_ms,
+            state: self.state,
+        }
+    }
+}
+
+impl From<Entry> for Record {
+    fn from(e: Entry) -> Record {
+        Record {
+            record_id: e.record_id,
+            seq: e.seq,
+            p2p: e.p2p,
+            op: Cow::Owned(e.op),
+            dtype: Cow::Owned(e.dtype),
+            count: e.count,
+            out_count: e.out_count,
+            root: e.root,
+            call_site: Arc::from(e.call_site),
+            enqueued_ms: e.enqueued_ms,
+            completed_ms: e.completed_ms,
+            tracks_launch: e.tracks_launch,
+            started_ms: e.started_ms,
+            state: e.state,
+        }
+    }
+}
+
 /// A bounded ring of entries that never evicts an entry still pending: when full, the
 /// oldest finished entries go first; pending ones stay even past the capacity.
 pub(crate) struct FlightRecorder {
     capacity: usize,
-    /// (id, entry); ids only grow.
-    entries: Mutex<VecDeque<(u64, Entry)>>,
+    /// Sorted by `record_id`, which only grows.
+    entries: Mutex<VecDeque<Record>>,
     next_id: Mutex<u64>,
 }
 
@@ -200,16 +268,16 @@ impl FlightRecorder {
     pub fn new(capacity: usize) -> FlightRecorder {
         FlightRecorder {
             capacity,
-            entries: Mutex::new(VecDeque::new()),
+            entries: Mutex::new(VecDeque::with_capacity(capacity.min(4096) + 1)),
             next_id: Mutex::new(0),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, Entry)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Record>> {
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn push(&self, entry: Entry) -> u64 {
+    pub fn push(&self, entry: impl Into<Record>) -> u64 {
         // The id is taken under the entries' lock, so that entries stay sorted by id.
         let mut entries = self.lock();
         let id = {
@@ -217,15 +285,15 @@ impl FlightRecorder {
             *n += 1;
             *n
         };
-        entries.push_back((
-            id,
-            Entry {
-                record_id: id,
-                ..entry
-            },
-        ));
+        entries.push_back(Record {
+            record_id: id,
+            ..entry.into()
+        });
         while entries.len() > self.capacity {
-            match entries.iter().position(|(_, e)| !e.is_pending()) {
+            match entries.iter().position(|e| !e.is_pending()) {
+                Some(0) => {
+                    entries.pop_front();
+                }
                 Some(i) => {
                     entries.remove(i);
                 }
@@ -240,7 +308,7 @@ impl FlightRecorder {
     /// on every rank (PyTorch's analyzer aligns ranks by them).
     pub fn remove(&self, id: u64) {
         let mut entries = self.lock();
-        entries.retain(|(i, _)| *i != id);
+        entries.retain(|e| e.record_id != id);
         let mut next = self.next_id.lock().unwrap_or_else(|e| e.into_inner());
         if *next == id {
             *next -= 1;
@@ -250,8 +318,8 @@ impl FlightRecorder {
     /// Notes that entry `id`'s operation was seen launched (once; its first sighting).
     pub fn set_started(&self, id: u64) {
         let mut entries = self.lock();
-        let found = entries.binary_search_by_key(&id, |(i, _)| *i).ok();
-        if let Some((_, e)) = found.and_then(|at| entries.get_mut(at)) {
+        let found = entries.binary_search_by_key(&id, |e| e.record_id).ok();
+        if let Some(e) = found.and_then(|at| entries.get_mut(at)) {
             if e.started_ms.is_none() {
                 e.started_ms = Some(now_ms());
             }
@@ -260,8 +328,8 @@ impl FlightRecorder {
 
     pub fn set_state(&self, id: u64, state: State) {
         let mut entries = self.lock();
-        let found = entries.binary_search_by_key(&id, |(i, _)| *i).ok();
-        if let Some((_, e)) = found.and_then(|at| entries.get_mut(at)) {
+        let found = entries.binary_search_by_key(&id, |e| e.record_id).ok();
+        if let Some(e) = found.and_then(|at| entries.get_mut(at)) {
             if e.state == State::Scheduled || state != State::Completed {
                 e.state = state;
                 if state == State::Completed {
@@ -272,7 +340,7 @@ impl FlightRecorder {
     }
 
     pub fn entries(&self) -> Vec<Entry> {
-        self.lock().iter().map(|(_, e)| e.clone()).collect()
+        self.lock().iter().map(Record::to_entry).collect()
     }
 
     pub fn dump(&self, group: GroupFacts, reason: &str) -> Dump {

@@ -277,9 +277,9 @@ impl Inner {
         let aborted = Error::Aborted {
             group: self.options.name.clone(),
             rank: self.rank,
-            op: w.op.clone(),
+            op: w.op.to_string(),
             seq: w.seq,
-            call_site: w.call_site.clone(),
+            call_site: w.call_site.to_string(),
             reason: reason.to_string(),
         };
         if w.settle(Outcome::Failed(aborted)) {

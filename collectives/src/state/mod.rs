@@ -53,9 +53,9 @@ pub(crate) enum Outcome {
 }
 
 pub(crate) struct WorkState {
-    pub(crate) op: String,
+    pub(crate) op: &'static str,
     pub(crate) seq: u64,
-    pub(crate) call_site: String,
+    pub(crate) call_site: Arc<str>,
     pub(crate) dtype: nccl_safe::DType,
     pub(crate) count: usize,
     /// What the NaN check of its input wrote (taken when the work is seen complete).
@@ -277,7 +277,7 @@ pub(crate) struct Replacement {
 /// The thread issuing an operation right now, and where.
 pub(crate) struct Caller {
     pub(crate) thread: ThreadId,
-    pub(crate) site: String,
+    pub(crate) site: Arc<str>,
 }
 
 pub(crate) struct Inner {
@@ -399,10 +399,10 @@ impl Inner {
         Error::Timeout {
             group: self.options.name.clone(),
             rank: self.rank,
-            op: w.op.clone(),
+            op: w.op.to_string(),
             seq: w.seq,
             waited,
-            call_site: w.call_site.clone(),
+            call_site: w.call_site.to_string(),
         }
     }
 
@@ -413,18 +413,18 @@ impl Inner {
             return Error::Mismatch {
                 group: self.options.name.clone(),
                 rank: self.rank,
-                op: w.op.clone(),
+                op: w.op.to_string(),
                 seq: w.seq,
-                call_site: w.call_site.clone(),
+                call_site: w.call_site.to_string(),
                 detail: text,
             };
         }
         Error::Failed {
             group: self.options.name.clone(),
             rank: self.rank,
-            op: w.op.clone(),
+            op: w.op.to_string(),
             seq: w.seq,
-            call_site: w.call_site.clone(),
+            call_site: w.call_site.to_string(),
             reason: text,
         }
     }
@@ -441,9 +441,9 @@ impl Inner {
             group: self.options.name.clone(),
             rank: self.rank,
             op: w.map(|w| HookOp {
-                op: w.op.clone(),
+                op: w.op.to_string(),
                 seq: w.seq,
-                call_site: w.call_site.clone(),
+                call_site: w.call_site.to_string(),
                 dtype: w.dtype.to_string(),
                 count: w.count,
                 age: w.enqueued.elapsed(),
@@ -540,28 +540,26 @@ impl Inner {
 
     /// Forgets settled and completed works, from the oldest on, stopping at the first
     /// still running: works of one stream complete in order, so this costs O(1)
-    /// amortised per operation instead of a scan of every work in flight. Returns the
-    /// completed works that are not settled yet, to be observed once the list is
-    /// unlocked (observing may fail the group, which takes the list's lock).
-    fn prune_front(p: &mut VecDeque<Arc<WorkState>>) -> Vec<Arc<WorkState>> {
-        let mut done = Vec::new();
-        while let Some(w) = p.front() {
-            let settled = !matches!(*lock(&w.outcome), Outcome::Pending);
-            if !settled && !matches!(w.event.query(), Ok(true)) {
-                break;
+    /// amortised per operation instead of a scan of every work in flight. A completed
+    /// work that is not settled yet is observed once the list is unlocked (observing
+    /// may fail the group, which takes the list's lock). Returns how many are left.
+    fn prune(&self) -> usize {
+        loop {
+            let done = {
+                let mut p = lock(&self.pending);
+                let Some(w) = p.front() else {
+                    return 0;
+                };
+                let settled = !matches!(*lock(&w.outcome), Outcome::Pending);
+                if !settled && !matches!(w.event.query(), Ok(true)) {
+                    return p.len();
+                }
+                let w = p.pop_front().expect("front exists");
+                (!settled).then_some(w)
+            };
+            if let Some(w) = done {
+                let _ = self.observe(&w);
             }
-            let w = p.pop_front().expect("front exists");
-            if !settled {
-                done.push(w);
-            }
-        }
-        done
-    }
-
-    /// Settles the works [`Inner::prune_front`] took off the list.
-    fn settle_done(&self, done: Vec<Arc<WorkState>>) {
-        for w in done {
-            let _ = self.observe(&w);
         }
     }
 
@@ -595,28 +593,17 @@ impl Inner {
 
     /// Operations in flight: issued and not yet complete.
     pub(crate) fn in_flight(&self) -> usize {
-        let (done, n) = {
-            let mut p = lock(&self.pending);
-            (Self::prune_front(&mut p), p.len())
-        };
-        self.settle_done(done);
-        n
+        self.prune()
     }
 
     /// Waits, under the timeout, until fewer than the cap are in flight.
     pub(crate) fn make_room(&self) -> Result<()> {
+        if self.prune() < self.options.max_in_flight {
+            return Ok(());
+        }
         let start = Instant::now();
         loop {
-            let (done, oldest) = {
-                let mut p = lock(&self.pending);
-                let done = Self::prune_front(&mut p);
-                let room = p.len() < self.options.max_in_flight;
-                (done, (!room).then(|| p.front().cloned()))
-            };
-            self.settle_done(done);
-            let Some(oldest) = oldest else {
-                return Ok(());
-            };
+            let oldest = lock(&self.pending).front().cloned();
             if let Some(w) = oldest {
                 let left = self.options.timeout.saturating_sub(start.elapsed());
                 if left.is_zero() {
@@ -636,6 +623,9 @@ impl Inner {
                     }
                 }
                 let _ = self.observe(&w);
+            }
+            if self.prune() < self.options.max_in_flight {
+                return Ok(());
             }
         }
     }

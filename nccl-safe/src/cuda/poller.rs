@@ -60,8 +60,18 @@ impl Poller {
 
     /// Runs `f` once `done` says so (it owns what it queries).
     pub(crate) fn add_query(&self, done: Done, f: Callback) {
-        lock(&self.pending).items.push((done, f));
-        self.wake.notify_one();
+        let was_idle = {
+            let mut pending = lock(&self.pending);
+            let idle = pending.items.is_empty();
+            pending.items.push((done, f));
+            idle
+        };
+        // The poller sleeps on the condition variable only when it found no items
+        // (under this lock): waking it for an item added beside others would cost a
+        // system call per callback, one per `Work` of a process group.
+        if was_idle {
+            self.wake.notify_one();
+        }
     }
 }
 

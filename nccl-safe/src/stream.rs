@@ -466,11 +466,16 @@ impl Event {
 
     /// Runs `f` on a thread of this library once the work before the event's most
     /// recent record has completed, also when that work failed (ask the stream for
-    /// its error); on the sim at once, on this thread, when it already has. Costs no event and no
-    /// stream operation of its own, where [`Stream::on_complete`] costs both on cuda.
-    /// On cuda the event is polled, so a later record of it, made before `f` ran,
-    /// delays `f` until that record completes; on the sim `f` keeps to the record
-    /// made before the call.
+    /// its error); on the sim at once, on this thread, when it already has. Costs no
+    /// event and no stream operation of its own, where [`Stream::on_complete`] costs
+    /// both on cuda.
+    ///
+    /// `f` should be quick and must not block: on the sim it runs on the thread that
+    /// runs the stream's work, on cuda on the device's poller thread, which serves
+    /// every callback of the device. A panic in `f` is caught there and logged. Meant
+    /// for an event that is not recorded again before `f` runs: a later record of it
+    /// may make `f` wait for that record (cuda) or run as soon as either completes
+    /// (sim).
     ///
     /// ```
     /// use nccl_safe::{Device, Stream};
@@ -482,7 +487,14 @@ impl Event {
     /// # Ok::<(), nccl_safe::Error>(())
     /// ```
     pub fn on_complete(&self, f: impl FnOnce() + Send + 'static) {
-        EventImpl::on_complete(&self.imp, Box::new(f));
+        EventImpl::on_complete(
+            &self.imp,
+            Box::new(move || {
+                if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+                    log::error!("an event's completion callback panicked");
+                }
+            }),
+        );
     }
 
     /// Blocks until the most recent record has completed.

@@ -51,9 +51,17 @@ pub fn with_completion_event<R>(f: impl FnOnce() -> R) -> (R, Option<Event>) {
             LAST.with(|l| *l.borrow_mut() = outer);
         }
     }
-    let restore = Restore(LAST.with(|l| l.replace(Some(None))));
+    let Ok(outer) = LAST.try_with(|l| l.replace(Some(None))) else {
+        // This thread's locals are being destroyed: nothing can be captured.
+        return (f(), None);
+    };
+    let mut restore = Restore(outer);
     let r = f();
     let event = LAST.with(|l| l.borrow_mut().as_mut().and_then(Option::take));
+    // An enclosing capture's last launch is this one's, if this one saw any.
+    if let (Some(e), Some(outer)) = (&event, restore.0.as_mut()) {
+        *outer = Some(Event::of_launch(e.device(), e.shared().clone()));
+    }
     drop(restore);
     (r, event)
 }
@@ -61,7 +69,8 @@ pub fn with_completion_event<R>(f: impl FnOnce() -> R) -> (R, Option<Event>) {
 /// Called for every launch, with the event recorded after it on `stream`: kept as
 /// the last launch's event when a [`with_completion_event`] runs on this thread.
 pub(super) fn offer(stream: &Stream, event: &SharedEvent) {
-    LAST.with(|l| {
+    // Not while this thread's locals are being destroyed (no capture runs then).
+    let _ = LAST.try_with(|l| {
         if let Some(last) = l.borrow_mut().as_mut() {
             *last = Some(Event::of_launch(stream.device(), event.clone()));
         }

@@ -1,7 +1,8 @@
 //! Completion events (`with_completion_event`) and `Event::on_complete`: the event
 //! handed back completes with the last launch, not before (a peer that has not issued
 //! holds it); it is never recorded again; nothing launched gives none; the
-//! captures nest; the callback runs once the event's work is done.
+//! captures nest (an inner capture's launch counts for the outer one); the callback
+//! runs once the event's work is done, and a panicking one is contained.
 
 use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
@@ -125,6 +126,24 @@ fn nothing_launched_gives_no_event_and_captures_nest() {
     );
     gate.open();
     outer.synchronize_timeout(SOON).unwrap();
+    // The last launch made inside the inner capture is the outer one's last too.
+    let gate = Gate::new(&dev).unwrap();
+    let (inner, outer) = with_completion_event(|| {
+        comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s).unwrap();
+        s.wait_gate(&gate).unwrap();
+        let (r, last) =
+            with_completion_event(|| comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s));
+        r.unwrap();
+        last.unwrap()
+    });
+    let outer = outer.expect("the inner capture's launch is the outer one's last");
+    std::thread::sleep(A_WHILE);
+    assert!(
+        !inner.query().unwrap() && !outer.query().unwrap(),
+        "behind the gate"
+    );
+    gate.open();
+    outer.synchronize_timeout(SOON).unwrap();
     s.synchronize_timeout(SOON).unwrap();
     assert_eq!(x.to_vec(&s).unwrap(), vec![1; 4]);
     comm.close().unwrap();
@@ -148,4 +167,22 @@ fn an_event_runs_its_callback_once_done_and_at_once_when_done_already() {
     let (tx, rx) = mpsc::channel();
     e.on_complete(move || tx.send(2).unwrap());
     assert_eq!(rx.try_recv(), Ok(2), "the sim runs it at once when done");
+}
+
+#[test]
+fn a_panicking_callback_leaves_the_stream_working() {
+    let dev = Device::sim(0).unwrap();
+    let s = Stream::new(&dev).unwrap();
+    let gate = Gate::new(&dev).unwrap();
+    s.wait_gate(&gate).unwrap();
+    let e = s.record_event().unwrap();
+    e.on_complete(|| panic!("a user's callback panics"));
+    gate.open();
+    e.synchronize_timeout(SOON).unwrap();
+    // The stream's worker ran the callback: it must still run later work.
+    let x = DeviceBuffer::from_slice(&s, &[7u8; 3]).unwrap();
+    s.synchronize_timeout(SOON).unwrap();
+    assert_eq!(x.to_vec(&s).unwrap(), vec![7; 3]);
+    // Run at once on this thread when done already: contained here too.
+    e.on_complete(|| panic!("again"));
 }

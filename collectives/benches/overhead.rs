@@ -223,21 +223,36 @@ fn two_ranks(reps: usize, ops: usize) -> Result<[Vec<f64>; 4], String> {
             .map(|rank| {
                 let (ids, together) = (&ids, &together);
                 sc.spawn(move || -> Result<[Vec<f64>; 4], String> {
-                    let mut s = Setup::rank(driver, rank, 2, ids).map_err(|e| e.to_string())?;
-                    s.pg_host(20);
-                    s.raw_sync(20);
-                    let mut m: [Vec<f64>; 4] = Default::default();
-                    for _ in 0..reps {
-                        together.wait();
-                        m[0].push(s.pg_host(ops));
-                        together.wait();
-                        m[1].push(s.raw_sync(ops));
-                        together.wait();
-                        m[2].push(s.pg_burst(100).0);
-                        together.wait();
-                        m[3].push(s.raw_burst(100).0);
+                    let run = || {
+                        let mut s = Setup::rank(driver, rank, 2, ids)?;
+                        s.pg_host(20);
+                        s.raw_sync(20);
+                        let mut m: [Vec<f64>; 4] = Default::default();
+                        for _ in 0..reps {
+                            together.wait();
+                            m[0].push(s.pg_host(ops));
+                            together.wait();
+                            m[1].push(s.raw_sync(ops));
+                            together.wait();
+                            m[2].push(s.pg_burst(100).0);
+                            together.wait();
+                            m[3].push(s.raw_burst(100).0);
+                        }
+                        Ok::<_, Box<dyn std::error::Error>>(m)
+                    };
+                    // A rank that fails ends the bench: its peer would wait for it
+                    // at the next barrier, or in its next collective, for ever.
+                    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+                        Ok(Ok(m)) => Ok(m),
+                        Ok(Err(e)) => {
+                            eprintln!("bench overhead: rank {rank} of 2 failed: {e}");
+                            std::process::exit(1)
+                        }
+                        Err(_) => {
+                            eprintln!("bench overhead: rank {rank} of 2 panicked");
+                            std::process::exit(1)
+                        }
                     }
-                    Ok(m)
                 })
             })
             .collect();

@@ -20,10 +20,12 @@ use crate::state::{Caller, Inner, Outcome, WorkState, lock};
 use crate::work::Work;
 use crate::{Error, Result};
 
-/// The operations that get a launch-completion event under
-/// [`Options::launch_events`](crate::Options::launch_events): each is one NCCL
-/// collective.
-const LAUNCH_EVENT_OPS: [&str; 8] = [
+/// The operations that are one NCCL collective, launched last in their call: they
+/// get a launch-completion event under
+/// [`Options::launch_events`](crate::Options::launch_events), and their `Work`
+/// completes with the event recorded after their launch (`with_completion_event`).
+/// An operation that enqueues anything after its launch must not be listed.
+const SINGLE_LAUNCH_OPS: [&str; 8] = [
     "all_reduce",
     "broadcast",
     "reduce",
@@ -52,18 +54,19 @@ thread_local! {
 /// few sites many times, so each site's text is made once per thread.
 pub(crate) fn call_site_of(site: &'static Location<'static>) -> Arc<str> {
     let key = std::ptr::from_ref(site) as usize;
-    SITES.with(|m| {
-        let (last_key, last, all) = &mut *m.borrow_mut();
-        if let Some(text) = last.as_ref().filter(|_| *last_key == key) {
-            return text.clone();
-        }
-        let text = all
-            .entry(key)
-            .or_insert_with(|| Arc::from(format!("{}:{}", site.file(), site.line())))
-            .clone();
-        (*last_key, *last) = (key, Some(text.clone()));
-        text
-    })
+    let text = || Arc::from(format!("{}:{}", site.file(), site.line()));
+    // While this thread's locals are being destroyed, made afresh each time.
+    SITES
+        .try_with(|m| {
+            let (last_key, last, all) = &mut *m.borrow_mut();
+            if let Some(text) = last.as_ref().filter(|_| *last_key == key) {
+                return text.clone();
+            }
+            let made = all.entry(key).or_insert_with(text).clone();
+            (*last_key, *last) = (key, Some(made.clone()));
+            made
+        })
+        .unwrap_or_else(|_| text())
 }
 
 /// Appends `n` in decimal.
@@ -87,8 +90,7 @@ fn push_decimal(out: &mut String, mut n: u64) {
 /// site (rank r of group)`, written without the formatting machinery (it is made
 /// for every operation) into one allocation.
 fn label_of(op: &str, seq: u64, call_site: &str, rank: usize, group: &str) -> Arc<str> {
-    LABEL.with(|l| {
-        let l = &mut *l.borrow_mut();
+    let write = |l: &mut String| {
         l.clear();
         l.push_str(op);
         l.push_str(" #");
@@ -101,7 +103,11 @@ fn label_of(op: &str, seq: u64, call_site: &str, rank: usize, group: &str) -> Ar
         l.push_str(group);
         l.push(')');
         Arc::from(l.as_str())
-    })
+    };
+    // While this thread's locals are being destroyed, into a string of its own.
+    LABEL
+        .try_with(|l| write(&mut l.borrow_mut()))
+        .unwrap_or_else(|_| write(&mut String::new()))
 }
 
 impl ProcessGroup {
@@ -245,7 +251,7 @@ impl ProcessGroup {
         // A launch-completion event, for the collectives NCCL launches as one call
         // (not point-to-point, the v-collectives, graphs, `grouped` or the library's
         // own steps).
-        let single = p2p.is_none() && library.is_none() && LAUNCH_EVENT_OPS.contains(&op);
+        let single = p2p.is_none() && library.is_none() && SINGLE_LAUNCH_OPS.contains(&op);
         let launch = if inner.options.launch_events && single {
             Some(nccl_safe::Event::new(inner.stream.device(), false)?)
         } else {

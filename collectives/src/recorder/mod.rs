@@ -268,7 +268,7 @@ impl FlightRecorder {
     pub fn new(capacity: usize) -> FlightRecorder {
         FlightRecorder {
             capacity,
-            entries: Mutex::new(VecDeque::with_capacity(capacity.min(4096) + 1)),
+            entries: Mutex::new(VecDeque::new()),
             next_id: Mutex::new(0),
         }
     }

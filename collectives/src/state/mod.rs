@@ -540,27 +540,38 @@ impl Inner {
 
     /// Forgets settled and completed works, from the oldest on, stopping at the first
     /// still running: works of one stream complete in order, so this costs O(1)
-    /// amortised per operation instead of a scan of every work in flight. A completed
-    /// work that is not settled yet is observed once the list is unlocked (observing
-    /// may fail the group, which takes the list's lock). Returns how many are left.
+    /// amortised per operation instead of a scan of every work in flight. The
+    /// completed works that are not settled yet are all taken off first, then
+    /// observed with the list unlocked (observing may fail the group, which takes the
+    /// list's lock and fails what is still listed: a work that completed must not be
+    /// among those). Returns how many are left.
     fn prune(&self) -> usize {
-        loop {
-            let done = {
-                let mut p = lock(&self.pending);
-                let Some(w) = p.front() else {
-                    return 0;
-                };
+        // The first completed work (often the only one: an operation is issued per
+        // completion) is kept without allocating a list; any after it go to one.
+        let mut first: Option<Arc<WorkState>> = None;
+        let mut rest: Vec<Arc<WorkState>> = Vec::new();
+        let left = {
+            let mut p = lock(&self.pending);
+            while let Some(w) = p.front() {
                 let settled = !matches!(*lock(&w.outcome), Outcome::Pending);
                 if !settled && !matches!(w.event.query(), Ok(true)) {
-                    return p.len();
+                    break;
                 }
                 let w = p.pop_front().expect("front exists");
-                (!settled).then_some(w)
-            };
-            if let Some(w) = done {
-                let _ = self.observe(&w);
+                if !settled {
+                    if first.is_none() {
+                        first = Some(w);
+                    } else {
+                        rest.push(w);
+                    }
+                }
             }
+            p.len()
+        };
+        for w in first.iter().chain(&rest) {
+            let _ = self.observe(w);
         }
+        left
     }
 
     /// Settles as done the works at the front of the list whose operation completed,

@@ -109,3 +109,25 @@ fn each_operation_names_its_own_call_site_in_its_work_and_record() {
         assert_eq!(recorded, want);
     });
 }
+
+#[test]
+fn a_collective_of_the_group_hands_its_launch_to_an_enclosing_completion_capture() {
+    // The group takes the launch's own event for its Work; a caller's capture
+    // around the call still sees that launch.
+    on_ranks(6, 1, Options::new(), |_, pg| {
+        let s = Stream::new(pg.device()).unwrap();
+        let mut x = DeviceBuffer::from_slice(&s, &[2.0f32; 3]).unwrap();
+        s.synchronize().unwrap();
+        let gate = nccl_safe::Gate::new(pg.device()).unwrap();
+        pg.comm_stream().wait_gate(&gate).unwrap();
+        let (work, done) =
+            nccl_safe::with_completion_event(|| pg.all_reduce(&mut x, ReduceOp::Sum));
+        let (work, done) = (work.unwrap(), done.expect("the all-reduce was launched"));
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(!done.query().unwrap() && !work.is_completed().unwrap());
+        gate.open();
+        done.synchronize_timeout(PATIENCE).unwrap();
+        work.wait_host(PATIENCE).unwrap();
+        assert_eq!(x.to_vec(&s).unwrap(), vec![2.0; 3]);
+    });
+}

@@ -11,12 +11,20 @@ use std::time::Duration;
 use crate::common::{expect_err, one_rank};
 use crate::on_ranks;
 use nccl_safe::{
-    Config, Device, DeviceBuffer, DriverKind, Error, Event, Gate, ReduceOp, Stream, group,
-    with_completion_event, with_launch_event,
+    Communicator, Config, Device, DeviceBuffer, DriverKind, Error, Event, Gate, ReduceOp, Stream,
+    group, with_completion_event, with_launch_event,
 };
 
 const SOON: Duration = Duration::from_secs(10);
 const A_WHILE: Duration = Duration::from_millis(50);
+
+/// A sim device, a communicator of one rank on it, and a stream.
+fn one_rank_with_stream() -> (Device, Communicator, Stream) {
+    let dev = Device::sim(0).unwrap();
+    let comm = one_rank(&dev, &Config::new());
+    let s = Stream::new(&dev).unwrap();
+    (dev, comm, s)
+}
 
 #[test]
 fn the_event_completes_with_the_collective_and_its_callback_runs_then() {
@@ -53,9 +61,7 @@ fn the_event_completes_with_the_collective_and_its_callback_runs_then() {
 
 #[test]
 fn a_completion_event_is_never_recorded_again_nor_used_as_a_launch_event() {
-    let dev = Device::sim(0).unwrap();
-    let comm = one_rank(&dev, &Config::new());
-    let s = Stream::new(&dev).unwrap();
+    let (dev, comm, s) = one_rank_with_stream();
     let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 4]).unwrap();
     let (issued, done) =
         with_completion_event(|| comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &s));
@@ -89,9 +95,7 @@ fn a_completion_event_is_never_recorded_again_nor_used_as_a_launch_event() {
 
 #[test]
 fn nothing_launched_gives_no_event_and_captures_nest() {
-    let dev = Device::sim(0).unwrap();
-    let comm = one_rank(&dev, &Config::new());
-    let s = Stream::new(&dev).unwrap();
+    let (dev, comm, s) = one_rank_with_stream();
     let mut x = DeviceBuffer::from_slice(&s, &[1i32; 4]).unwrap();
     let mut empty = DeviceBuffer::<i32>::alloc(&dev, 0).unwrap();
     // Zero elements: NCCL launches nothing, nor does this layer.

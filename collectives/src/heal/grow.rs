@@ -126,7 +126,8 @@ impl ProcessGroup {
         let size = inner.size + waiting;
         let seq = inner.seq.load(std::sync::atomic::Ordering::Acquire);
         let epoch = inner.epoch + 1;
-        let _issuing = self.enter(&crate::issue::call_site_of(site))?;
+        let site_text = crate::issue::call_site_of(site);
+        let _issuing = self.enter(&site_text)?;
         let made = if inner.rank == 0 {
             let id = self.inner.with_comm(|c| c.grow_id()).ok_or_else(|| {
                 self.reshape_error("admit", "the group was replaced".into(), vec![])
@@ -169,7 +170,6 @@ impl ProcessGroup {
             .ok_or_else(|| {
                 self.reshape_error("admit", "the group was replaced".into(), vec![])
             })??;
-        let site_text = format!("{}:{}", site.file(), site.line());
         let lineage = Lineage {
             epoch,
             seq,
@@ -265,7 +265,7 @@ impl ProcessGroup {
             change: Some(change_entry(
                 "join",
                 size,
-                &format!("{}:{}", site.file(), site.line()),
+                &crate::issue::call_site_of(site),
             )),
         };
         ProcessGroup::build(comm, options, None, lineage)

@@ -345,7 +345,8 @@ impl ProcessGroup {
         js: Option<JobStore>,
     ) -> Result<ProcessGroup> {
         let inner = &self.inner;
-        let _issuing = self.enter(&crate::issue::call_site_of(site))?;
+        let site_text = crate::issue::call_site_of(site);
+        let _issuing = self.enter(&site_text)?;
         let options = inner.options.clone();
         let config = group_config(&options);
         let epoch = inner.epoch + 1;
@@ -374,7 +375,6 @@ impl ProcessGroup {
             shrunk.comm
         };
         let new_rank = comm.rank();
-        let site_text = format!("{}:{}", site.file(), site.line());
         let lineage = Lineage {
             epoch,
             seq: inner.seq.load(std::sync::atomic::Ordering::Acquire),

@@ -155,14 +155,20 @@ fn the_hang_report_names_the_rank_that_skipped_a_collective_and_a_mismatch() {
     assert_eq!(out.status.code(), Some(1), "something is stuck");
     assert!(String::from_utf8_lossy(&out.stdout).contains(&expected));
 
-    // A mismatch: rank 2 issues an all-gather where the others all-reduce.
+    // A mismatch: rank 2 issues an all-gather where the others all-reduce. Every
+    // rank is made before any issues, and failures stay on their rank: rank 2's
+    // mismatch, published at once, could otherwise end a slower rank's construction
+    // or its all-reduce before the record the report compares (seen once in CI).
     let dir2 = tempfile::tempdir().unwrap();
     let options = Options::new()
         .name("mismatch")
         .timeout(Duration::from_millis(400))
         .watchdog_interval(Duration::from_millis(20))
+        .propagate_failures(false)
         .dump_dir(dir2.path());
-    on_ranks(4, 4, options, |rank, pg| {
+    let made = Arc::new(std::sync::Barrier::new(4));
+    on_ranks(4, 4, options, move |rank, pg| {
+        made.wait();
         let s = Stream::new(pg.device()).unwrap();
         let x = DeviceBuffer::from_slice(&s, &[1.0f32; 4]).unwrap();
         let mut y = DeviceBuffer::<f32>::zeroed(&s, 16).unwrap();

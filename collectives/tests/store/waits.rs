@@ -390,7 +390,9 @@ fn two_threads_waiting_on_one_client_take_turns_without_spinning() {
     let spent = srv.requests() - before;
     // A wait steps aside for the other every 100 ms: about 10 rounds each, not
     // thousands.
-    assert!(spent < 100, "{spent} requests in 1 s");
+    // (About 20 on an idle machine; a loaded one cuts more slices short, and one run
+    // beside a build counted 148. Spinning would be thousands.)
+    assert!(spent < 400, "{spent} requests in 1 s");
     // And the second wait still ends as soon as its key is set.
     let setter = client(&srv);
     let t = thread::spawn(move || {

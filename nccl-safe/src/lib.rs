@@ -63,6 +63,7 @@ pub use base::coll_config::{CollConfig, with_coll_config};
 pub use base::config::Config;
 pub use base::host_fn::refused_host_fn_calls;
 pub use base::id::UniqueId;
+pub use base::op::CallLabel;
 pub use base::types::DriverKind;
 pub use comm::{
     AbortHandle, Blocks, Communicator, Graph, Group, GrowId, MemStats, RankMap, ReduceOp,

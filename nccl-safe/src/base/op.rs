@@ -4,6 +4,7 @@
 //! driver.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::DType;
 
@@ -123,32 +124,123 @@ impl fmt::Display for OpDesc {
     }
 }
 
-/// The label of an operation (see [`with_call_label`](crate::with_call_label)),
-/// shared between the operations it is attached to; reads as `""` when none was set.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct CallLabel(Option<std::sync::Arc<str>>);
+/// The label of the operations a closure issues (see
+/// [`with_call_label`](crate::with_call_label)): text shared between the operations it
+/// is attached to, cheap to clone. Made from a `&str`, a `String` or an `Arc<str>`, or
+/// with [`CallLabel::numbered`], whose number is put into the text only when a message
+/// needs it. Reads as `""` when empty.
+///
+/// ```
+/// use nccl_safe::CallLabel;
+/// use std::sync::Arc;
+///
+/// let head: Arc<str> = "all_reduce #".into();
+/// let tail: Arc<str> = " at train.rs:57".into();
+/// let label = CallLabel::numbered(head, 7, tail);
+/// assert_eq!(label.to_string(), "all_reduce #7 at train.rs:57");
+/// assert_eq!(CallLabel::from("step").to_string(), "step");
+/// assert!(CallLabel::from("").is_empty());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CallLabel(Label);
+
+#[derive(Clone, Debug, Default)]
+enum Label {
+    #[default]
+    None,
+    Text(Arc<str>),
+    Numbered(Arc<str>, u64, Arc<str>),
+}
 
 impl CallLabel {
     /// No label.
-    pub const NONE: CallLabel = CallLabel(None);
+    pub const NONE: CallLabel = CallLabel(Label::None);
 
-    /// `text` as a label (empty text is none).
-    pub fn new(text: std::sync::Arc<str>) -> CallLabel {
-        CallLabel((!text.is_empty()).then_some(text))
+    /// The label `head`, `n` in decimal, `tail`: such as `all_reduce #` `7`
+    /// ` at train.rs:57`. A caller that numbers its operations keeps `head` and
+    /// `tail` and makes a label per operation without writing its text.
+    pub fn numbered(head: Arc<str>, n: u64, tail: Arc<str>) -> CallLabel {
+        CallLabel(Label::Numbered(head, n, tail))
+    }
+
+    /// Whether the label is empty (none was set, or its text is empty).
+    pub fn is_empty(&self) -> bool {
+        match &self.0 {
+            Label::None => true,
+            Label::Text(t) => t.is_empty(),
+            Label::Numbered(..) => false,
+        }
+    }
+
+    /// Writes the label's bytes into `out`, as many as fit, cut at a character's
+    /// boundary; the number of bytes written.
+    pub(crate) fn write_into(&self, out: &mut [u8]) -> usize {
+        fn put(out: &mut [u8], at: &mut usize, s: &str) -> bool {
+            let room = out.len() - *at;
+            let mut n = s.len().min(room);
+            while !s.is_char_boundary(n) {
+                n -= 1;
+            }
+            out[*at..*at + n].copy_from_slice(&s.as_bytes()[..n]);
+            *at += n;
+            n == s.len()
+        }
+        let mut at = 0;
+        match &self.0 {
+            Label::None => {}
+            Label::Text(t) => {
+                put(out, &mut at, t);
+            }
+            Label::Numbered(head, n, tail) => {
+                let mut digits = [0u8; 20];
+                let d = decimal(*n, &mut digits);
+                let _ = put(out, &mut at, head) && put(out, &mut at, d) && put(out, &mut at, tail);
+            }
+        }
+        at
     }
 }
 
-impl std::ops::Deref for CallLabel {
-    type Target = str;
+/// `n` in decimal, written at the end of `buf`.
+fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&buf[at..]).unwrap_or("")
+}
 
-    fn deref(&self) -> &str {
-        self.0.as_deref().unwrap_or("")
+impl fmt::Display for CallLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Label::None => Ok(()),
+            Label::Text(t) => f.write_str(t),
+            Label::Numbered(head, n, tail) => write!(f, "{head}{n}{tail}"),
+        }
+    }
+}
+
+impl From<Arc<str>> for CallLabel {
+    fn from(text: Arc<str>) -> CallLabel {
+        CallLabel(Label::Text(text))
     }
 }
 
 impl From<&str> for CallLabel {
     fn from(text: &str) -> CallLabel {
-        CallLabel::new(text.into())
+        CallLabel(Label::Text(text.into()))
+    }
+}
+
+impl From<String> for CallLabel {
+    fn from(text: String) -> CallLabel {
+        CallLabel(Label::Text(text.into()))
     }
 }
 

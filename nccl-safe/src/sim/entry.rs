@@ -8,7 +8,7 @@ use super::SimStream;
 use super::live::Live;
 use super::segment::{Entry, NONE, label, set_label};
 use crate::DType;
-use crate::base::op::{Kind, LaunchOp, OpDesc, RedOp};
+use crate::base::op::{CallLabel, Kind, LaunchOp, OpDesc, RedOp};
 
 /// One operation of a launch, with its position.
 #[derive(Clone, Copy, Debug)]
@@ -92,7 +92,7 @@ pub(super) fn same(a: &Entry, b: &Entry) -> bool {
 /// How this rank's messages name an operation: the caller's label (the collectives
 /// layer's `all_reduce #7 at train.rs:57 (...)`: one number per operation, the
 /// user's), else `fallback` (the sim's own count, from 1).
-pub(super) fn op_name(label: &str, fallback: impl FnOnce() -> String) -> String {
+pub(super) fn op_name(label: &CallLabel, fallback: impl FnOnce() -> String) -> String {
     if label.is_empty() {
         fallback()
     } else {

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::os::{self, Mapping};
 use super::{SPIN, spin_until};
+use crate::base::op::CallLabel;
 use crate::{Error, Result};
 
 pub(super) const MAGIC: u64 = 0x6e63_636c_7273_6735; // "ncclrsg5" (signal counters and windows)
@@ -435,13 +436,9 @@ impl Drop for SpinGuard<'_> {
 }
 
 /// Packs up to `LABEL_WORDS * 8` bytes of `label` into an entry.
-pub(super) fn set_label(entry: &Entry, label: &str) {
+pub(super) fn set_label(entry: &Entry, label: &CallLabel) {
     let mut bytes = [0u8; LABEL_WORDS * 8];
-    let mut n = label.len().min(bytes.len());
-    while !label.is_char_boundary(n) {
-        n -= 1;
-    }
-    bytes[..n].copy_from_slice(&label.as_bytes()[..n]);
+    label.write_into(&mut bytes);
     for (w, chunk) in entry.label.iter().zip(bytes.chunks_exact(8)) {
         let mut b = [0u8; 8];
         b.copy_from_slice(chunk);
@@ -488,14 +485,22 @@ mod tests {
         assert_eq!(b.rank(2).pid.load(Ordering::Relaxed), 42);
         let (head, entry) = a.slot(SLOTS as u64 + 5);
         head.seq.store(6, Ordering::Relaxed);
-        set_label(entry(1), "all_reduce #5 at a.rs:1");
+        set_label(entry(1), &CallLabel::from("all_reduce #5 at a.rs:1"));
         let (head_b, entry_b) = b.slot(5);
         assert_eq!(head_b.seq.load(Ordering::Relaxed), 6, "the ring wraps");
         assert_eq!(label(entry_b(1)), "all_reduce #5 at a.rs:1");
         assert!(Segment::open(a.fd().try_clone().unwrap(), 4).is_err());
         let long = "é".repeat(200);
-        set_label(entry(0), &long);
+        set_label(entry(0), &CallLabel::from(long.as_str()));
         assert!(long.starts_with(&label(entry(0))));
+        // A numbered label is written in place, cut at a character's boundary too.
+        let (head, tail) = ("é".repeat(60), "é".repeat(10));
+        let numbered = CallLabel::numbered(head.as_str().into(), 12345, tail.as_str().into());
+        set_label(entry(0), &numbered);
+        assert_eq!(label(entry(0)), format!("{head}12345é"));
+        assert_eq!(numbered.to_string(), format!("{head}12345{tail}"));
+        set_label(entry(0), &CallLabel::numbered("op #".into(), 0, "".into()));
+        assert_eq!(label(entry(0)), "op #0");
     }
 
     #[test]

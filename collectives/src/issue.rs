@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use nccl_safe::{Communicator, Stream};
+use nccl_safe::{CallLabel, Communicator, Stream};
 
 use crate::finite::Scan;
 use crate::hooks::{HookEvent, HookOp, HookPoint};
@@ -45,8 +45,6 @@ thread_local! {
     /// address of their `Location`: formatted once per site, then shared; and the
     /// last one asked for, which a loop asks for again.
     static SITES: RefCell<Sites> = RefCell::new((0, None, HashMap::new()));
-    /// The text of the label being made (its allocation is kept between calls).
-    static LABEL: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 /// `site` as `file:line`, shared: an operation's call site goes into its flight
@@ -69,45 +67,61 @@ pub(crate) fn call_site_of(site: &'static Location<'static>) -> Arc<str> {
         .unwrap_or_else(|_| text())
 }
 
-/// Appends `n` in decimal.
-fn push_decimal(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[at..] {
-        out.push(char::from(d));
-    }
+/// The text of a group's labels around their numbers (`all_reduce #`, ` at
+/// train.rs:57 (rank 0 of g)`), by the operation's name and call site (their
+/// addresses; the site's text is kept, so its address is not reused), and the last
+/// pair asked for, which a loop asks for again.
+#[derive(Default)]
+pub(crate) struct LabelParts {
+    last: Option<(LabelKey, Parts)>,
+    all: HashMap<LabelKey, (Arc<str>, Parts)>,
 }
 
+/// A label's text before and after its number.
+type Parts = (Arc<str>, Arc<str>);
+
+/// An operation's name (its address and length) and its call site's text (its address).
+type LabelKey = (usize, usize, usize);
+
+/// At most this many pairs are kept (a program issues from a few sites; sites made
+/// afresh while thread locals are destroyed would otherwise add one per operation).
+const LABEL_PARTS_KEPT: usize = 4096;
+
 /// The label the sim keeps beside an operation for mismatch messages: `op #seq at
-/// site (rank r of group)`, written without the formatting machinery (it is made
-/// for every operation) into one allocation.
-fn label_of(op: &str, seq: u64, call_site: &str, rank: usize, group: &str) -> Arc<str> {
-    let write = |l: &mut String| {
-        l.clear();
-        l.push_str(op);
-        l.push_str(" #");
-        push_decimal(l, seq);
-        l.push_str(" at ");
-        l.push_str(call_site);
-        l.push_str(" (rank ");
-        push_decimal(l, rank as u64);
-        l.push_str(" of ");
-        l.push_str(group);
-        l.push(')');
-        Arc::from(l.as_str())
+/// site (rank r of group)`, its text around the number made once per operation and
+/// site, the number written only when a message needs it.
+fn label_of(inner: &Inner, op: &'static str, seq: u64, call_site: &Arc<str>) -> CallLabel {
+    let key = (
+        op.as_ptr() as usize,
+        op.len(),
+        Arc::as_ptr(call_site).cast::<u8>() as usize,
+    );
+    let mut cache = lock(&inner.labels);
+    let (head, tail) = match &cache.last {
+        Some((k, parts)) if *k == key => parts.clone(),
+        _ => {
+            if cache.all.len() >= LABEL_PARTS_KEPT {
+                cache.all.clear();
+            }
+            let parts = cache
+                .all
+                .entry(key)
+                .or_insert_with(|| {
+                    let head = Arc::from(format!("{op} #"));
+                    let tail = Arc::from(format!(
+                        " at {call_site} (rank {} of {})",
+                        inner.rank, inner.options.name
+                    ));
+                    (call_site.clone(), (head, tail))
+                })
+                .1
+                .clone();
+            cache.last = Some((key, parts.clone()));
+            parts
+        }
     };
-    // While this thread's locals are being destroyed, into a string of its own.
-    LABEL
-        .try_with(|l| write(&mut l.borrow_mut()))
-        .unwrap_or_else(|_| write(&mut String::new()))
+    drop(cache);
+    CallLabel::numbered(head, seq, tail)
 }
 
 impl ProcessGroup {
@@ -299,7 +313,7 @@ impl ProcessGroup {
             if !labelled {
                 return run();
             }
-            let label = label_of(op, seq, &call_site, inner.rank, &inner.options.name);
+            let label = label_of(inner, op, seq, &call_site);
             if inner.options.check_call_sites {
                 nccl_safe::with_checked_call_label(label, &call_site, run)
             } else {

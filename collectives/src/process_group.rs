@@ -350,6 +350,7 @@ impl ProcessGroup {
             peers_key,
             watched: AtomicBool::new(false),
             sink: std::sync::OnceLock::new(),
+            labels: Mutex::default(),
         });
         if let Some(change) = lineage.change {
             inner.recorder.push(change);

@@ -333,6 +333,8 @@ pub(crate) struct Inner {
     pub(crate) watched: AtomicBool,
     /// Tells the job's other processes when this group aborts (set by `from_env`).
     pub(crate) sink: OnceLock<Box<dyn FailureSink>>,
+    /// The text of the sim's labels around their numbers, per operation and site.
+    pub(crate) labels: Mutex<crate::issue::LabelParts>,
 }
 
 type Registry = Mutex<HashMap<[u8; 128], Vec<Weak<Inner>>>>;

@@ -85,6 +85,53 @@ fn before_issue_and_after_completion_see_each_operation_once_in_order() {
 }
 
 #[test]
+fn a_burst_that_completes_at_once_settles_each_operation_once_in_order() {
+    // Twenty all-reduces held behind a gate complete together; the next issue (or
+    // `in_flight`) settles them as one batch: each gets its AfterCompletion hook once,
+    // in issue order, and its flight-record entry is completed with a time. (The
+    // watchdog, which settles too, is kept out of the way.)
+    let pg = one_rank(Options::new().watchdog_interval(Duration::from_secs(3600)));
+    let seen: Seen = Default::default();
+    let _after = pg.add_hook(HookPoint::AfterCompletion, recorder(&seen));
+    let s = Stream::new(pg.device()).unwrap();
+    let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 4]).unwrap();
+    s.synchronize().unwrap();
+    let gate = nccl_safe::Gate::new(pg.device()).unwrap();
+    pg.comm_stream().wait_gate(&gate).unwrap();
+    let works: Vec<_> = (0..20)
+        .map(|_| pg.all_reduce(&mut x, ReduceOp::Sum).unwrap())
+        .collect();
+    assert_eq!(pg.in_flight(), 20);
+    assert!(seen.lock().unwrap().is_empty());
+    gate.open();
+    pg.comm_stream().synchronize().unwrap();
+    assert_eq!(pg.in_flight(), 0);
+    let seqs: Vec<u64> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(e, _)| e.op.as_ref().unwrap().seq)
+        .collect();
+    assert_eq!(seqs, (1..=20).collect::<Vec<u64>>());
+    for w in &works {
+        assert!(w.is_completed().unwrap());
+        w.wait_host(PATIENCE).unwrap();
+    }
+    // Waiting settled nothing twice.
+    assert_eq!(seen.lock().unwrap().len(), 20);
+    let record = pg.flight_record();
+    let ours: Vec<_> = record
+        .iter()
+        .filter(|e| e.seq.is_some_and(|n| n >= 1))
+        .collect();
+    assert_eq!(ours.len(), 20);
+    for e in ours {
+        assert_eq!(e.state, collectives::State::Completed, "{e:?}");
+        assert!(e.completed_ms.is_some_and(|t| t >= e.enqueued_ms), "{e:?}");
+    }
+}
+
+#[test]
 fn completion_of_work_nobody_waits_for_on_the_host_is_seen_by_the_watchdog() {
     let pg = one_rank(Options::new().watchdog_interval(Duration::from_millis(5)));
     let seen: Seen = Default::default();

@@ -326,6 +326,22 @@ impl FlightRecorder {
         }
     }
 
+    /// Notes entries `ids` completed, under one lock and one clock read:
+    /// as [`Recorder::set_state`] with [`State::Completed`] for each.
+    pub fn set_completed(&self, ids: impl IntoIterator<Item = u64>) {
+        let mut entries = self.lock();
+        let mut now = None;
+        for id in ids {
+            let found = entries.binary_search_by_key(&id, |e| e.record_id).ok();
+            if let Some(e) = found.and_then(|at| entries.get_mut(at)) {
+                if e.state == State::Scheduled {
+                    e.state = State::Completed;
+                    e.completed_ms = Some(*now.get_or_insert_with(now_ms));
+                }
+            }
+        }
+    }
+
     pub fn set_state(&self, id: u64, state: State) {
         let mut entries = self.lock();
         let found = entries.binary_search_by_key(&id, |e| e.record_id).ok();

@@ -570,10 +570,43 @@ impl Inner {
             }
             p.len()
         };
-        for w in first.iter().chain(&rest) {
-            let _ = self.observe(w);
-        }
+        self.settle_done(first.iter().chain(&rest));
         left
+    }
+
+    /// Settles works whose event completed, as [`Inner::observe`] would one by one,
+    /// with one stream query, one flight-recorder lock and one clock read for all of
+    /// them. A stream with an error takes the one-by-one path, which fails them.
+    fn settle_done<'a>(&self, done: impl Iterator<Item = &'a Arc<WorkState>>) {
+        if self.stream.query().is_err() {
+            for w in done {
+                let _ = self.observe(w);
+            }
+            return;
+        }
+        // Those this call settled (another thread may have settled some first, and a
+        // failed scan settles its own), the first without allocating a list.
+        let mut first: Option<&Arc<WorkState>> = None;
+        let mut rest: Vec<&Arc<WorkState>> = Vec::new();
+        for w in done {
+            self.check_scan(w);
+            if w.settle(Outcome::Done) {
+                match first {
+                    None => first = Some(w),
+                    Some(_) => rest.push(w),
+                }
+            }
+        }
+        if first.is_none() {
+            return;
+        }
+        let settled = || first.into_iter().chain(rest.iter().copied());
+        self.recorder.set_completed(settled().map(|w| w.entry));
+        for w in settled() {
+            let _ = self.hooks.run(HookPoint::AfterCompletion, || {
+                self.hook_event(HookPoint::AfterCompletion, Some(w), None)
+            });
+        }
     }
 
     /// Settles as done the works at the front of the list whose operation completed,

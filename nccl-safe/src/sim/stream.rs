@@ -406,8 +406,9 @@ impl SimEvent {
                     state.2.store(generation, Ordering::Release);
                 }
                 let done = p.completed;
-                let ready = if p.waiters.is_empty() {
-                    Vec::new()
+                let ready = if p.waiters.iter().all(|(g, _)| *g <= done) {
+                    // Usually: every callback waits for this record (no new lists).
+                    std::mem::take(&mut p.waiters)
                 } else {
                     let (ready, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut p.waiters)
                         .into_iter()

@@ -67,60 +67,18 @@ pub(crate) fn call_site_of(site: &'static Location<'static>) -> Arc<str> {
         .unwrap_or_else(|_| text())
 }
 
-/// The text of a group's labels around their numbers (`all_reduce #`, ` at
-/// train.rs:57 (rank 0 of g)`), by the operation's name and call site (their
-/// addresses; the site's text is kept, so its address is not reused), and the last
-/// pair asked for, which a loop asks for again.
-#[derive(Default)]
-pub(crate) struct LabelParts {
-    last: Option<(LabelKey, Parts)>,
-    all: HashMap<LabelKey, (Arc<str>, Parts)>,
-}
-
-/// A label's text before and after its number.
-type Parts = (Arc<str>, Arc<str>);
-
-/// An operation's name (its address and length) and its call site's text (its address).
-type LabelKey = (usize, usize, usize);
-
-/// At most this many pairs are kept (a program issues from a few sites; sites made
-/// afresh while thread locals are destroyed would otherwise add one per operation).
-const LABEL_PARTS_KEPT: usize = 4096;
-
 /// The label the sim keeps beside an operation for mismatch messages: `op #seq at
 /// site (rank r of group)`, its text around the number made once per operation and
 /// site, the number written only when a message needs it.
 fn label_of(inner: &Inner, op: &'static str, seq: u64, call_site: &Arc<str>) -> CallLabel {
-    let key = (
-        op.as_ptr() as usize,
-        op.len(),
-        Arc::as_ptr(call_site).cast::<u8>() as usize,
-    );
-    let mut cache = lock(&inner.labels);
-    let (head, tail) = match &cache.last {
-        Some((k, parts)) if *k == key => parts.clone(),
-        _ => {
-            if cache.all.len() >= LABEL_PARTS_KEPT {
-                cache.all.clear();
-            }
-            let parts = cache
-                .all
-                .entry(key)
-                .or_insert_with(|| {
-                    let head = Arc::from(format!("{op} #"));
-                    let tail = Arc::from(format!(
-                        " at {call_site} (rank {} of {})",
-                        inner.rank, inner.options.name
-                    ));
-                    (call_site.clone(), (head, tail))
-                })
-                .1
-                .clone();
-            cache.last = Some((key, parts.clone()));
-            parts
-        }
-    };
-    drop(cache);
+    let (head, tail) = lock(&inner.labels).parts(op, call_site, || {
+        let head = Arc::from(format!("{op} #"));
+        let tail = Arc::from(format!(
+            " at {call_site} (rank {} of {})",
+            inner.rank, inner.options.name
+        ));
+        (head, tail)
+    });
     CallLabel::numbered(head, seq, tail)
 }
 

@@ -40,6 +40,7 @@ mod handle;
 mod heal;
 mod hooks;
 mod issue;
+mod labels;
 pub mod launch;
 mod onesided;
 mod options;

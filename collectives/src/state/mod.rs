@@ -334,7 +334,7 @@ pub(crate) struct Inner {
     /// Tells the job's other processes when this group aborts (set by `from_env`).
     pub(crate) sink: OnceLock<Box<dyn FailureSink>>,
     /// The text of the sim's labels around their numbers, per operation and site.
-    pub(crate) labels: Mutex<crate::issue::LabelParts>,
+    pub(crate) labels: Mutex<crate::labels::LabelParts>,
 }
 
 type Registry = Mutex<HashMap<[u8; 128], Vec<Weak<Inner>>>>;

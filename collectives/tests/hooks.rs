@@ -132,6 +132,68 @@ fn a_burst_that_completes_at_once_settles_each_operation_once_in_order() {
 }
 
 #[test]
+fn in_a_burst_settled_at_once_a_failed_nan_check_fails_only_its_own_work() {
+    // Three all-reduces complete together; the second's input held a NaN. Settled as
+    // one batch, its Work fails with NonFinite and gets no AfterCompletion hook; the
+    // others are done with theirs; all three operations are completed in the record.
+    let pg = one_rank(
+        Options::new()
+            .check_finite(true)
+            .watchdog_interval(Duration::from_secs(3600)),
+    );
+    let seen: Seen = Default::default();
+    let _after = pg.add_hook(HookPoint::AfterCompletion, recorder(&seen));
+    let s = Stream::new(pg.device()).unwrap();
+    let mut bufs: Vec<DeviceBuffer<f32>> = [1.0, f32::NAN, 3.0]
+        .iter()
+        .map(|v| DeviceBuffer::from_slice(&s, &[*v; 4]).unwrap())
+        .collect();
+    s.synchronize().unwrap();
+    let gate = nccl_safe::Gate::new(pg.device()).unwrap();
+    pg.comm_stream().wait_gate(&gate).unwrap();
+    let works: Vec<_> = bufs
+        .iter_mut()
+        .map(|b| pg.all_reduce(b, ReduceOp::Sum).unwrap())
+        .collect();
+    gate.open();
+    pg.comm_stream().synchronize().unwrap();
+    assert_eq!(pg.in_flight(), 0);
+    let seqs: Vec<u64> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(e, _)| e.op.as_ref().unwrap().seq)
+        .collect();
+    assert_eq!(seqs, [1, 3]);
+    assert!(works[0].wait_host(PATIENCE).is_ok());
+    assert!(
+        matches!(
+            works[1].wait_host(PATIENCE),
+            Err(Error::NonFinite { seq: 2, .. })
+        ),
+        "{:?}",
+        works[1].wait_host(PATIENCE)
+    );
+    assert!(works[2].wait_host(PATIENCE).is_ok());
+    let record = pg.flight_record();
+    let states: Vec<_> = record
+        .iter()
+        .filter(|e| e.seq.is_some_and(|n| n >= 1))
+        .map(|e| (e.seq, e.state, e.completed_ms.is_some()))
+        .collect();
+    use collectives::State::Completed;
+    assert_eq!(
+        states,
+        [
+            (Some(1), Completed, true),
+            (Some(2), Completed, true),
+            (Some(3), Completed, true)
+        ]
+    );
+    assert!(pg.aborted().is_none());
+}
+
+#[test]
 fn completion_of_work_nobody_waits_for_on_the_host_is_seen_by_the_watchdog() {
     let pg = one_rank(Options::new().watchdog_interval(Duration::from_millis(5)));
     let seen: Seen = Default::default();

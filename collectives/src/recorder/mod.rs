@@ -327,7 +327,7 @@ impl FlightRecorder {
     }
 
     /// Notes entries `ids` completed, under one lock and one clock read:
-    /// as [`Recorder::set_state`] with [`State::Completed`] for each.
+    /// as [`Self::set_state`] with [`State::Completed`] for each.
     pub fn set_completed(&self, ids: impl IntoIterator<Item = u64>) {
         let mut entries = self.lock();
         let mut now = None;

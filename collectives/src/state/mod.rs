@@ -544,7 +544,7 @@ impl Inner {
     /// still running: works of one stream complete in order, so this costs O(1)
     /// amortised per operation instead of a scan of every work in flight. The
     /// completed works that are not settled yet are all taken off first, then
-    /// observed with the list unlocked (observing may fail the group, which takes the
+    /// settled with the list unlocked (settling may fail the group, which takes the
     /// list's lock and fails what is still listed: a work that completed must not be
     /// among those). Returns how many are left.
     fn prune(&self) -> usize {
@@ -570,42 +570,41 @@ impl Inner {
             }
             p.len()
         };
-        self.settle_done(first.iter().chain(&rest));
+        if first.is_some() {
+            self.settle_done(first.iter().chain(&rest));
+        }
         left
     }
 
     /// Settles works whose event completed, as [`Inner::observe`] would one by one,
     /// with one stream query, one flight-recorder lock and one clock read for all of
     /// them. A stream with an error takes the one-by-one path, which fails them.
-    fn settle_done<'a>(&self, done: impl Iterator<Item = &'a Arc<WorkState>>) {
+    ///
+    /// In three passes, so that a waiter woken by the last finds its work's record
+    /// completed: the NaN checks of those still pending (a check may read the device,
+    /// and a failed one settles its work itself), the record of those still pending
+    /// (their operations completed, whoever settles them), then settling, with the
+    /// AfterCompletion hooks of those this call settled (another thread may have
+    /// settled some first).
+    fn settle_done<'a>(&self, done: impl Iterator<Item = &'a Arc<WorkState>> + Clone) {
         if self.stream.query().is_err() {
             for w in done {
                 let _ = self.observe(w);
             }
             return;
         }
-        // Those this call settled (another thread may have settled some first, and a
-        // failed scan settles its own), the first without allocating a list.
-        let mut first: Option<&Arc<WorkState>> = None;
-        let mut rest: Vec<&Arc<WorkState>> = Vec::new();
-        for w in done {
+        let pending = |w: &&Arc<WorkState>| matches!(*lock(&w.outcome), Outcome::Pending);
+        for w in done.clone().filter(pending) {
             self.check_scan(w);
+        }
+        self.recorder
+            .set_completed(done.clone().filter(pending).map(|w| w.entry));
+        for w in done {
             if w.settle(Outcome::Done) {
-                match first {
-                    None => first = Some(w),
-                    Some(_) => rest.push(w),
-                }
+                let _ = self.hooks.run(HookPoint::AfterCompletion, || {
+                    self.hook_event(HookPoint::AfterCompletion, Some(w), None)
+                });
             }
-        }
-        if first.is_none() {
-            return;
-        }
-        let settled = || first.into_iter().chain(rest.iter().copied());
-        self.recorder.set_completed(settled().map(|w| w.entry));
-        for w in settled() {
-            let _ = self.hooks.run(HookPoint::AfterCompletion, || {
-                self.hook_event(HookPoint::AfterCompletion, Some(w), None)
-            });
         }
     }
 

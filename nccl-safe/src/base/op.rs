@@ -126,9 +126,11 @@ impl fmt::Display for OpDesc {
 
 /// The label of the operations a closure issues (see
 /// [`with_call_label`](crate::with_call_label)): text shared between the operations it
-/// is attached to, cheap to clone. Made from a `&str`, a `String` or an `Arc<str>`, or
-/// with [`CallLabel::numbered`], whose number is put into the text only when a message
-/// needs it. Reads as `""` when empty.
+/// is attached to, cheap to clone. Made from a string (`&str`, `String`, `&String`,
+/// `Arc<str>`, `Box<str>`, `Cow<str>`), or with [`CallLabel::numbered`], which keeps its
+/// number beside the shared text: a label per operation without formatting or
+/// allocating one (the sim writes the digits into its record of the operation, and
+/// into a message that names it). Reads as `""` when empty.
 ///
 /// ```
 /// use nccl_safe::CallLabel;
@@ -139,6 +141,7 @@ impl fmt::Display for OpDesc {
 /// let label = CallLabel::numbered(head, 7, tail);
 /// assert_eq!(label.to_string(), "all_reduce #7 at train.rs:57");
 /// assert_eq!(CallLabel::from("step").to_string(), "step");
+/// assert_eq!(CallLabel::from(&String::from("step 2")).to_string(), "step 2");
 /// assert!(CallLabel::from("").is_empty());
 /// ```
 #[derive(Clone, Debug, Default)]
@@ -158,7 +161,7 @@ impl CallLabel {
 
     /// The label `head`, `n` in decimal, `tail`: such as `all_reduce #` `7`
     /// ` at train.rs:57`. A caller that numbers its operations keeps `head` and
-    /// `tail` and makes a label per operation without writing its text.
+    /// `tail` and makes a label per operation without formatting or allocating.
     pub fn numbered(head: Arc<str>, n: u64, tail: Arc<str>) -> CallLabel {
         CallLabel(Label::Numbered(head, n, tail))
     }
@@ -240,6 +243,24 @@ impl From<&str> for CallLabel {
 
 impl From<String> for CallLabel {
     fn from(text: String) -> CallLabel {
+        CallLabel(Label::Text(text.into()))
+    }
+}
+
+impl From<&String> for CallLabel {
+    fn from(text: &String) -> CallLabel {
+        CallLabel(Label::Text(text.as_str().into()))
+    }
+}
+
+impl From<Box<str>> for CallLabel {
+    fn from(text: Box<str>) -> CallLabel {
+        CallLabel(Label::Text(text.into()))
+    }
+}
+
+impl From<std::borrow::Cow<'_, str>> for CallLabel {
+    fn from(text: std::borrow::Cow<'_, str>) -> CallLabel {
         CallLabel(Label::Text(text.into()))
     }
 }

@@ -14,9 +14,9 @@ thread_local! {
 /// Runs `f` with `label` attached to every operation it issues on this thread (on the
 /// sim, a mismatch names the label of both sides; NCCL ignores labels).
 ///
-/// The label is a `&str`, a `String`, an `Arc<str>` or a [`CallLabel`]; the operations
-/// share it, so an `Arc<str>` made once is attached without copying its text, and a
-/// [`CallLabel::numbered`] one (`all_reduce #` 7 ` at train.rs:57`) without writing it.
+/// The label is a string or a [`CallLabel`]; the operations share it, so an `Arc<str>`
+/// made once is attached without copying its text, and a [`CallLabel::numbered`] one
+/// (`all_reduce #` 7 ` at train.rs:57`) without formatting or allocating it.
 ///
 /// ```
 /// let x = nccl_safe::with_call_label("all_reduce #1 at train.rs:57", || 41 + 1);

@@ -501,6 +501,14 @@ mod tests {
         assert_eq!(numbered.to_string(), format!("{head}12345{tail}"));
         set_label(entry(0), &CallLabel::numbered("op #".into(), 0, "".into()));
         assert_eq!(label(entry(0)), "op #0");
+        // Cut inside the head (nothing after it), and inside the digits.
+        let numbered = CallLabel::numbered("é".repeat(70).as_str().into(), 7, "x".into());
+        set_label(entry(0), &numbered);
+        assert_eq!(label(entry(0)), "é".repeat(64));
+        let head = "a".repeat(125);
+        let numbered = CallLabel::numbered(head.as_str().into(), 123_456, "x".into());
+        set_label(entry(0), &numbered);
+        assert_eq!(label(entry(0)), format!("{head}123"));
     }
 
     #[test]

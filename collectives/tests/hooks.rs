@@ -84,6 +84,26 @@ fn before_issue_and_after_completion_see_each_operation_once_in_order() {
     }
 }
 
+/// Runs `issue` with the group's stream held, then lets everything it issued complete
+/// at once, and has the group settle it (`in_flight`).
+fn completing_together<T>(pg: &ProcessGroup, issue: impl FnOnce() -> T) -> T {
+    let gate = nccl_safe::Gate::new(pg.device()).unwrap();
+    pg.comm_stream().wait_gate(&gate).unwrap();
+    let issued = issue();
+    gate.open();
+    pg.comm_stream().synchronize().unwrap();
+    assert_eq!(pg.in_flight(), 0);
+    issued
+}
+
+/// The sequence numbers of the operations the hooks saw, in order.
+fn seqs(seen: &Seen) -> Vec<u64> {
+    let seen = seen.lock().unwrap();
+    seen.iter()
+        .map(|(e, _)| e.op.as_ref().unwrap().seq)
+        .collect()
+}
+
 #[test]
 fn a_burst_that_completes_at_once_settles_each_operation_once_in_order() {
     // Twenty all-reduces held behind a gate complete together; the next issue (or
@@ -96,23 +116,15 @@ fn a_burst_that_completes_at_once_settles_each_operation_once_in_order() {
     let s = Stream::new(pg.device()).unwrap();
     let mut x = DeviceBuffer::from_slice(&s, &[1.0f32; 4]).unwrap();
     s.synchronize().unwrap();
-    let gate = nccl_safe::Gate::new(pg.device()).unwrap();
-    pg.comm_stream().wait_gate(&gate).unwrap();
-    let works: Vec<_> = (0..20)
-        .map(|_| pg.all_reduce(&mut x, ReduceOp::Sum).unwrap())
-        .collect();
-    assert_eq!(pg.in_flight(), 20);
-    assert!(seen.lock().unwrap().is_empty());
-    gate.open();
-    pg.comm_stream().synchronize().unwrap();
-    assert_eq!(pg.in_flight(), 0);
-    let seqs: Vec<u64> = seen
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|(e, _)| e.op.as_ref().unwrap().seq)
-        .collect();
-    assert_eq!(seqs, (1..=20).collect::<Vec<u64>>());
+    let works = completing_together(&pg, || {
+        let works: Vec<_> = (0..20)
+            .map(|_| pg.all_reduce(&mut x, ReduceOp::Sum).unwrap())
+            .collect();
+        assert_eq!(pg.in_flight(), 20);
+        assert!(seen.lock().unwrap().is_empty());
+        works
+    });
+    assert_eq!(seqs(&seen), (1..=20).collect::<Vec<u64>>());
     for w in &works {
         assert!(w.is_completed().unwrap());
         w.wait_host(PATIENCE).unwrap();
@@ -149,22 +161,12 @@ fn in_a_burst_settled_at_once_a_failed_nan_check_fails_only_its_own_work() {
         .map(|v| DeviceBuffer::from_slice(&s, &[*v; 4]).unwrap())
         .collect();
     s.synchronize().unwrap();
-    let gate = nccl_safe::Gate::new(pg.device()).unwrap();
-    pg.comm_stream().wait_gate(&gate).unwrap();
-    let works: Vec<_> = bufs
-        .iter_mut()
-        .map(|b| pg.all_reduce(b, ReduceOp::Sum).unwrap())
-        .collect();
-    gate.open();
-    pg.comm_stream().synchronize().unwrap();
-    assert_eq!(pg.in_flight(), 0);
-    let seqs: Vec<u64> = seen
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|(e, _)| e.op.as_ref().unwrap().seq)
-        .collect();
-    assert_eq!(seqs, [1, 3]);
+    let works: Vec<_> = completing_together(&pg, || {
+        bufs.iter_mut()
+            .map(|b| pg.all_reduce(b, ReduceOp::Sum).unwrap())
+            .collect()
+    });
+    assert_eq!(seqs(&seen), [1, 3]);
     assert!(works[0].wait_host(PATIENCE).is_ok());
     assert!(
         matches!(

@@ -69,7 +69,8 @@ pub(crate) fn call_site_of(site: &'static Location<'static>) -> Arc<str> {
 
 /// The label the sim keeps beside an operation for mismatch messages: `op #seq at
 /// site (rank r of group)`, its text around the number made once per operation and
-/// site, the number written only when a message needs it.
+/// site: the sim writes the digits into its record of the operation, and formats the
+/// whole only for a message.
 fn label_of(inner: &Inner, op: &'static str, seq: u64, call_site: &Arc<str>) -> CallLabel {
     let (head, tail) = lock(&inner.labels).parts(op, call_site, || {
         let head = Arc::from(format!("{op} #"));
